@@ -1,0 +1,42 @@
+# Quick start: `make run` (the main job) and `make test` (the whole suite).
+# Both create the virtual environment in .venv/ when it is missing.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-test
+
+.PHONY: run test lint bench load server venv clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $@
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/lucie deal 1
+
+server: $(STAMP)
+	$(VENV)/bin/lucie-server
+
+test: $(STAMP)
+	@scripts/ensure-redis.sh
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check server client_cli tests
+	$(VENV)/bin/mypy server/rules
+
+bench: $(STAMP)
+	@scripts/ensure-redis.sh
+	$(PY) -m bench
+
+load: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[load]'
+	@scripts/ensure-redis.sh
+	$(PY) -m infra.load.run
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

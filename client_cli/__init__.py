@@ -1,0 +1,1 @@
+"""Terminal client and Python client library for the La Belle Lucie race service."""

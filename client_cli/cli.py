@@ -1,0 +1,46 @@
+"""The ``lucie`` console script: terminal client and tools.
+
+Each subcommand lives in its own module with an ``add_parser(sub)`` function
+registered in :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+COMMANDS: list[str] = ["client_cli.deal_cmd"]
+"""Modules that register a subcommand, in help order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``lucie`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="lucie",
+        description="La Belle Lucie races from the terminal, and tools.",
+    )
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""La Belle Lucie race service."""

@@ -1,0 +1,342 @@
+"""Legality and application of moves: pure functions over :class:`Position`.
+
+Implements rules.md rules 2–7, the merci and the variants' build rules.
+Nothing here reads a clock or a global random generator: a redeal takes the
+room's redeal key as an argument (see :mod:`server.rules.redeal`).
+
+Undo and autoplay are game-level actions (:mod:`server.rules.game`); here
+they are refused with :class:`IllegalMoveError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Final, Literal
+
+from .cards import KING, Card, card_glyph
+from .errors import IllegalMoveError
+from .moves import ANY_CELL, FOUNDATION, Move, cell_index, cell_place, is_cell
+from .position import EMPTY_CELL, Position
+from .redeal import redeal_fans
+from .variants import RuleSet
+
+__all__ = [
+    "Status",
+    "apply",
+    "autoplay_moves",
+    "check",
+    "foundation_pile",
+    "has_legal_move",
+    "is_legal",
+    "legal_moves",
+    "status",
+]
+
+Status = Literal["playing", "won", "stuck"]
+
+_NO_KEY: Final = b""
+
+
+def foundation_pile(pos: Position, card: Card) -> int | None:
+    """Index of the foundation pile that takes ``card`` now, or ``None``.
+
+    A pile takes the ace when empty, else the next rank of its suit
+    (rules.md rule 2). With two decks the first such pile of the suit wins.
+    """
+    rank = card % 13  # 0-based: the pile must hold exactly ``rank`` cards
+    suit = card // 13
+    piles = pos.foundations
+    for i in range(suit, len(piles), 4):
+        if piles[i] == rank:
+            return i
+    return None
+
+
+def _accepts(rules: RuleSet, fan: tuple[Card, ...], card: Card) -> bool:
+    """Whether ``card`` may be built on ``fan`` (rules.md rule 3 and "Variants")."""
+    if not fan:
+        return rules.king_fills_empty and card % 13 == KING - 1
+    if rules.max_fan is not None and len(fan) >= rules.max_fan:
+        return False
+    top = fan[-1]
+    build = rules.build
+    if build == "down-suit":
+        return top == card + 1 and card % 13 != 12
+    if build == "down-any":
+        return top % 13 == card % 13 + 1
+    if build == "updown-any":
+        return abs(top % 13 - card % 13) == 1
+    # updown-suit
+    return top // 13 == card // 13 and abs(top % 13 - card % 13) == 1
+
+
+def _refusal(rules: RuleSet, fan: tuple[Card, ...], card: Card, fan_no: int) -> str:
+    if not fan:
+        if rules.king_fills_empty:
+            return f"fan {fan_no} is empty and takes only a king"
+        return f"fan {fan_no} is empty and gone for good"
+    if rules.max_fan is not None and len(fan) >= rules.max_fan:
+        return f"fan {fan_no} already holds {rules.max_fan} cards"
+    return f"{card_glyph(card)} does not go on {card_glyph(fan[-1])}"
+
+
+def _replace_fan(
+    fans: tuple[tuple[Card, ...], ...], index: int, fan: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    return (*fans[:index], fan, *fans[index + 1 :])
+
+
+def _fan_index(pos: Position, place: int, what: str) -> int:
+    if not 0 <= place < len(pos.fans):
+        raise IllegalMoveError(f"there is no fan {place + 1} (fans 1–{len(pos.fans)})")
+    return place
+
+
+def _with_foundation(pos: Position, pile: int) -> tuple[int, ...]:
+    f = pos.foundations
+    return (*f[:pile], f[pile] + 1, *f[pile + 1 :])
+
+
+def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
+    source, target = move.source, move.target
+    assert source is not None and target is not None
+    fans = pos.fans
+    cells = pos.cells
+    # take the card
+    if is_cell(source):
+        ci = cell_index(source)
+        if ci >= len(cells):
+            raise IllegalMoveError(
+                "this game has no free cells" if not cells else f"there is no free cell c{ci + 1}"
+            )
+        card = cells[ci]
+        if card == EMPTY_CELL:
+            raise IllegalMoveError(f"free cell c{ci + 1} is empty")
+        cells = (*cells[:ci], EMPTY_CELL, *cells[ci + 1 :])
+        src_fan = -1
+    else:
+        src_fan = _fan_index(pos, source, "source")
+        fan = fans[src_fan]
+        if not fan:
+            raise IllegalMoveError(f"fan {src_fan + 1} is empty")
+        card = fan[-1]
+        fans = _replace_fan(fans, src_fan, fan[:-1])
+    # put it down
+    if target == FOUNDATION:
+        pile = foundation_pile(pos, card)
+        if pile is None:
+            raise IllegalMoveError(f"{card_glyph(card)} cannot go to its foundation yet")
+        return Position(fans, _with_foundation(pos, pile), cells, pos.redeals_used, pos.merci_used)
+    if target == ANY_CELL or is_cell(target):
+        if src_fan < 0:
+            raise IllegalMoveError("a card moves from a free cell to a foundation or a fan only")
+        if not cells:
+            raise IllegalMoveError("this game has no free cells")
+        try:
+            ci = cells.index(EMPTY_CELL) if target == ANY_CELL else cell_index(target)
+        except ValueError:
+            raise IllegalMoveError("every free cell is taken") from None
+        if ci >= len(cells) or cells[ci] != EMPTY_CELL:
+            raise IllegalMoveError(f"free cell c{ci + 1} is not free")
+        cells = (*cells[:ci], card, *cells[ci + 1 :])
+        return Position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
+    dst = _fan_index(pos, target, "target")
+    if dst == src_fan:
+        raise IllegalMoveError("a card cannot go onto its own fan")
+    dst_fan = pos.fans[dst]
+    if not _accepts(rules, dst_fan, card):
+        raise IllegalMoveError(_refusal(rules, dst_fan, card, dst + 1))
+    fans = _replace_fan(fans, dst, (*dst_fan, card))
+    return Position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
+
+
+def _apply_redeal(rules: RuleSet, pos: Position, key: bytes) -> Position:
+    if pos.redeals_used >= rules.redeals:
+        if rules.redeals == 0:
+            raise IllegalMoveError("this game has no redeals")
+        raise IllegalMoveError(f"all {rules.redeals} redeals are used")
+    gathered = pos.cards_in_play()
+    if not gathered:
+        raise IllegalMoveError("there are no cards left to redeal")
+    k = pos.redeals_used + 1
+    return Position(
+        redeal_fans(key, k, gathered),
+        pos.foundations,
+        (EMPTY_CELL,) * len(pos.cells),
+        k,
+        pos.merci_used,
+    )
+
+
+def _merci_source(pos: Position, card: Card) -> tuple[int, int]:
+    for fi, fan in enumerate(pos.fans):
+        for ci in range(len(fan) - 1):
+            if fan[ci] == card:
+                return fi, ci
+    for fan in pos.fans:
+        if fan and fan[-1] == card:
+            raise IllegalMoveError(
+                f"{card_glyph(card)} is a top card: play it normally, the merci is for a buried card"
+            )
+    raise IllegalMoveError(f"{card_glyph(card)} is not buried in any fan")
+
+
+def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
+    if not rules.merci:
+        raise IllegalMoveError("this game has no merci")
+    if pos.merci_used:
+        raise IllegalMoveError("the merci is already used")
+    if pos.redeals_used < rules.redeals:
+        left = rules.redeals - pos.redeals_used
+        raise IllegalMoveError(f"the merci comes after the last redeal ({left} left)")
+    card, target = move.card, move.target
+    assert card is not None and target is not None
+    fi, ci = _merci_source(pos, card)
+    fan = pos.fans[fi]
+    fans = _replace_fan(pos.fans, fi, fan[:ci] + fan[ci + 1 :])
+    if target == FOUNDATION:
+        pile = foundation_pile(pos, card)
+        if pile is None:
+            raise IllegalMoveError(f"{card_glyph(card)} cannot go to its foundation yet")
+        return Position(fans, _with_foundation(pos, pile), pos.cells, pos.redeals_used, True)
+    if target < 0:
+        raise IllegalMoveError("the merci card goes to its foundation or onto a fan")
+    dst = _fan_index(pos, target, "target")
+    if dst == fi:
+        raise IllegalMoveError("the merci card must leave its fan")
+    dst_fan = pos.fans[dst]
+    if not _accepts(rules, dst_fan, card):
+        raise IllegalMoveError(_refusal(rules, dst_fan, card, dst + 1))
+    fans = _replace_fan(fans, dst, (*dst_fan, card))
+    return Position(fans, pos.foundations, pos.cells, pos.redeals_used, True)
+
+
+def apply(rules: RuleSet, pos: Position, move: Move, redeal_key: bytes = _NO_KEY) -> Position:
+    """The position after ``move``; ``pos`` is not changed.
+
+    ``redeal_key`` is the room's secret (rules.md, "Redeal generator").
+
+    :raises IllegalMoveError: the move is not legal here (with the reason),
+        including undo and autoplay, which only :class:`~server.rules.game.Game`
+        performs.
+    """
+    if pos.foundation_cards == rules.cards:
+        raise IllegalMoveError("the game is won")
+    kind = move.kind
+    if kind == "play":
+        return _apply_play(rules, pos, move)
+    if kind == "redeal":
+        return _apply_redeal(rules, pos, redeal_key)
+    if kind == "merci":
+        return _apply_merci(rules, pos, move)
+    raise IllegalMoveError(f"{kind} is a game action, not a move on a position")
+
+
+def check(rules: RuleSet, pos: Position, move: Move) -> None:
+    """Return quietly when ``move`` is legal in ``pos``.
+
+    :raises IllegalMoveError: with the reason otherwise.
+    """
+    apply(rules, pos, move, _NO_KEY)
+
+
+def is_legal(rules: RuleSet, pos: Position, move: Move) -> bool:
+    """Whether ``move`` is legal in ``pos`` (undo/autoplay: ``False``)."""
+    try:
+        apply(rules, pos, move, _NO_KEY)
+    except IllegalMoveError:
+        return False
+    return True
+
+
+def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
+    """Every legal move in ``pos``, lazily, in a fixed order.
+
+    Order: for each fan, its top card to the foundation, onto each other
+    fan, to a free cell; then each free cell's card to the foundation and
+    onto each fan; then the merci moves; then the redeal. Undo and
+    autoplay are not listed. With ``A ∈ legal_moves(...)`` ⇔ ``is_legal(A)``.
+    """
+    fans = pos.fans
+    if pos.foundation_cards == rules.cards:
+        return
+    has_free_cell = EMPTY_CELL in pos.cells
+    n = len(fans)
+    for i in range(n):
+        fan = fans[i]
+        if not fan:
+            continue
+        card = fan[-1]
+        if foundation_pile(pos, card) is not None:
+            yield Move("play", i, FOUNDATION)
+        for j in range(n):
+            if j != i and _accepts(rules, fans[j], card):
+                yield Move("play", i, j)
+        if has_free_cell:
+            yield Move("play", i, ANY_CELL)
+    for ci, card in enumerate(pos.cells):
+        if card == EMPTY_CELL:
+            continue
+        src = cell_place(ci)
+        if foundation_pile(pos, card) is not None:
+            yield Move("play", src, FOUNDATION)
+        for j in range(n):
+            if _accepts(rules, fans[j], card):
+                yield Move("play", src, j)
+    if rules.merci and not pos.merci_used and pos.redeals_used >= rules.redeals:
+        seen: set[Card] = set()
+        for fi in range(n):
+            fan = fans[fi]
+            for card in fan[:-1]:
+                if card in seen:
+                    continue  # two decks: the merci takes the first buried copy
+                seen.add(card)
+                if foundation_pile(pos, card) is not None:
+                    yield Move("merci", None, FOUNDATION, card)
+                for j in range(n):
+                    if j != fi and _accepts(rules, fans[j], card):
+                        yield Move("merci", None, j, card)
+    if pos.redeals_used < rules.redeals and (any(fans) or has_cells_filled(pos)):
+        yield Move("redeal")
+
+
+def has_cells_filled(pos: Position) -> bool:
+    """Whether any free cell holds a card."""
+    return any(c != EMPTY_CELL for c in pos.cells)
+
+
+def has_legal_move(rules: RuleSet, pos: Position) -> bool:
+    """Whether at least one legal move exists (stops at the first)."""
+    return next(legal_moves(rules, pos), None) is not None
+
+
+def status(rules: RuleSet, pos: Position) -> Status:
+    """``won`` (every card on the foundations), ``stuck`` (no legal move:
+    no move, no redeal and no merci left) or ``playing``."""
+    if pos.foundation_cards == rules.cards:
+        return "won"
+    return "playing" if has_legal_move(rules, pos) else "stuck"
+
+
+def autoplay_moves(rules: RuleSet, pos: Position) -> tuple[list[Move], Position]:
+    """Foundation moves the server makes for "autoplay" (rules.md, "Autoplay").
+
+    Repeatedly moves the first top card (fans in order, then free cells)
+    that can go to its foundation, until none can. Returns the moves, in
+    order, and the final position.
+    """
+    moves: list[Move] = []
+    while True:
+        for i, fan in enumerate(pos.fans):
+            if fan and foundation_pile(pos, fan[-1]) is not None:
+                move = Move("play", i, FOUNDATION)
+                break
+        else:
+            for ci, card in enumerate(pos.cells):
+                if card != EMPTY_CELL and foundation_pile(pos, card) is not None:
+                    move = Move("play", cell_place(ci), FOUNDATION)
+                    break
+            else:
+                return moves, pos
+        pos = _apply_play(rules, pos, move)
+        moves.append(move)

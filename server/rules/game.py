@@ -1,0 +1,140 @@
+"""A game: rule set, deal number, redeal key, the position history and the move log.
+
+:class:`Game` is immutable: :meth:`Game.play` returns a new game. Undo
+(rules.md, "Undo") is a move in the log like any other; it takes back the
+last position-changing move, a redeal or the merci included, and redoing a
+redeal gives the same layout because the redeal generator is keyed
+(:mod:`server.rules.redeal`). Autoplay is expanded into ordinary foundation
+moves in the log (rules.md, "Autoplay").
+
+:func:`replay` rebuilds a game from its log exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .deal import deal
+from .engine import Status, apply, autoplay_moves, legal_moves, status
+from .errors import IllegalMoveError
+from .moves import Move
+from .position import Position
+from .variants import RuleSet
+
+__all__ = ["Game", "new_game", "replay"]
+
+
+@dataclass(frozen=True, slots=True)
+class _History:
+    position: Position
+    previous: _History | None
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """An immutable game; see the module docstring.
+
+    ``log`` holds every move taken, undo included, autoplay expanded.
+    """
+
+    rules: RuleSet
+    deal_number: int
+    redeal_key: bytes
+    _history: _History
+    log: tuple[Move, ...] = ()
+
+    @property
+    def position(self) -> Position:
+        """The current position."""
+        return self._history.position
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether an undo would be accepted now."""
+        return self.rules.undo and self._history.previous is not None
+
+    @property
+    def status(self) -> Status:
+        """``playing``, ``won`` or ``stuck`` (engine's :func:`status`)."""
+        return status(self.rules, self.position)
+
+    @property
+    def foundation_cards(self) -> int:
+        """Cards on the foundations now."""
+        return self.position.foundation_cards
+
+    def legal_moves(self) -> list[Move]:
+        """Legal position moves now (undo and autoplay not listed)."""
+        return list(legal_moves(self.rules, self.position))
+
+    def expand(self, move: Move) -> list[Move]:
+        """The log entries ``move`` becomes: autoplay → its foundation moves.
+
+        :raises IllegalMoveError: autoplay with nothing to move.
+        """
+        if move.kind != "autoplay":
+            return [move]
+        moves, _ = autoplay_moves(self.rules, self.position)
+        if not moves:
+            raise IllegalMoveError("autoplay: no top card can go to a foundation")
+        return moves
+
+    def play(self, move: Move) -> Game:
+        """The game after ``move`` (undo and autoplay included).
+
+        :raises IllegalMoveError: not legal now; the game is unchanged.
+        """
+        game = self
+        for step in self.expand(move):
+            game = game._play_one(step)
+        return game
+
+    def _play_one(self, move: Move) -> Game:
+        if move.kind == "undo":
+            if not self.rules.undo:
+                raise IllegalMoveError("undo is not allowed in this game")
+            previous = self._history.previous
+            if previous is None:
+                raise IllegalMoveError("there is nothing to undo")
+            return Game(self.rules, self.deal_number, self.redeal_key, previous,
+                        (*self.log, move))
+        if move.kind == "autoplay":
+            return self.play(move)
+        pos = apply(self.rules, self.position, move, self.redeal_key)
+        h = _History(pos, self._history, self._history.depth + 1)
+        return Game(self.rules, self.deal_number, self.redeal_key, h, (*self.log, move))
+
+    def to_json(self) -> dict[str, Any]:
+        """Replay document: rule set, deal number, redeal key (hex), moves (text)."""
+        return {
+            "rules": self.rules.to_json(),
+            "deal_number": self.deal_number,
+            "redeal_key": self.redeal_key.hex(),
+            "moves": [str(m) for m in self.log],
+        }
+
+
+def new_game(rules: RuleSet, deal_number: int, redeal_key: bytes) -> Game:
+    """A fresh game of deal ``deal_number``.
+
+    :raises InvalidDealNumberError: deal number out of range.
+    """
+    return Game(rules, deal_number, redeal_key, _History(deal(rules, deal_number), None, 0))
+
+
+def replay(rules: RuleSet, deal_number: int, redeal_key: bytes, moves: Iterable[Move]) -> Game:
+    """Rebuild a game from its move log (rules.md, "Undo"; replays).
+
+    :raises IllegalMoveError: a move of the log is not legal where it stands
+        (the message names its 1-based index).
+    """
+    game = new_game(rules, deal_number, redeal_key)
+    for i, move in enumerate(moves, 1):
+        try:
+            game = game.play(move)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"move {i} ({move}): {exc.reason}") from None
+    return game
