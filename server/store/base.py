@@ -1,0 +1,266 @@
+"""The storage interface of the race authority, and the contract every backend keeps.
+
+The authority (:mod:`server.race`) keeps all room and racer state behind
+:class:`Store`. Two backends implement it: :mod:`server.store.memory` (the
+embedded default, one process) and :mod:`server.store.redis` (any number of
+processes). Both keep **the same bytes**: records are JSON objects encoded by
+:func:`encode_record` and read back by :func:`decode_record`.
+
+Keys: a room is named by its id (``room_id``, url-safe text); a racer by
+``(room_id, racer_id)``. Every key of a room (room record, code, racers,
+answers, events) belongs to that room and goes away with it
+(:meth:`Store.expire_room`); a Redis backend puts ``{room_id}`` in each key
+as a hash tag so that one room lives on one cluster slot.
+
+Consistency contract (service.md, "Authority and consistency"):
+
+1. **Versions and compare-and-set.** Each room record and each racer record
+   has a store version (``rev``): 0 means "absent", the first write makes it 1,
+   each write adds 1. :meth:`Store.save_room` and :meth:`Store.save_racer`
+   write only if the stored ``rev`` equals ``expected_rev``, otherwise they
+   raise :class:`VersionConflict` and change nothing. Two writers that read
+   the same ``rev`` can never both succeed (Redis: WATCH/MULTI/EXEC or one Lua
+   script; memory: one lock per key, no ``await`` between check and write).
+2. **Atomic write + answer + events.** A save may carry the answer to a
+   client move id and the room events it causes. Either the record, the
+   answer and every event are all stored, or none is. An answer, once stored
+   for ``(room, racer, client_move_id)``, is never replaced
+   (:meth:`Store.get_answer` returns the first one).
+3. **Room event log.** Events of one room get sequence numbers 1, 2, 3, …
+   with no gap and no repeat, in commit order; the store sets ``"seq"`` in
+   each event object. The log keeps at least the last
+   :attr:`Store.event_retention` events; older ones may be trimmed.
+   :meth:`Store.events_since` and :meth:`Store.subscribe` raise
+   :class:`EventsTooOld` when events the caller needs were trimmed.
+4. **Subscriptions never lose events.** ``subscribe(room, since)`` yields
+   every event with ``seq > since`` in order, including events committed by
+   other processes, and then waits for new ones; it does not skip even when
+   the consumer is slow (a Redis Stream read from an id, not plain pub/sub).
+5. **Server time.** :meth:`Store.now_ms` is the one clock of the service
+   (Unix milliseconds); every process of one deployment reads the same
+   clock (Redis ``TIME``). The race clock is ``now_ms() - started_at_ms``.
+6. **Expiry.** :meth:`Store.expire_room` makes every key of a room vanish
+   after the given delay; reading a vanished room gives ``None``.
+7. **Failures.** A backend that cannot reach its storage raises
+   :class:`StoreUnavailable` (never a backend-specific exception); nothing is
+   half-written.
+
+Records are plain JSON-able ``dict``s whose fields belong to the authority;
+the store reads none of them except the room's ``code`` (for
+:meth:`Store.find_room_by_code`) — it is a versioned, evented key-value store.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, NamedTuple
+
+__all__ = [
+    "Event",
+    "EventsTooOld",
+    "Record",
+    "Store",
+    "StoreError",
+    "StoreUnavailable",
+    "VersionConflict",
+    "Versioned",
+    "decode_record",
+    "encode_record",
+]
+
+Record = dict[str, Any]
+"""A JSON-able object (room, racer, answer)."""
+
+Event = dict[str, Any]
+"""A room event: a JSON-able object with ``"type"``; the store adds ``"seq"``."""
+
+
+class Versioned(NamedTuple):
+    """A record as read: its data and its store version (``rev`` ≥ 1)."""
+
+    data: Record
+    rev: int
+
+
+class StoreError(Exception):
+    """Base class of store errors; ``code`` is the wire error code."""
+
+    code = "store/error"
+
+
+class VersionConflict(StoreError):
+    """Compare-and-set failed: the stored ``rev`` is not the expected one."""
+
+    code = "store/conflict"
+
+
+class EventsTooOld(StoreError):
+    """Events after the asked sequence number were trimmed from the log."""
+
+    code = "events/too_old"
+
+
+class StoreUnavailable(StoreError):
+    """The backend cannot reach its storage (Redis down, timeout)."""
+
+    code = "store/unavailable"
+
+
+def encode_record(data: Record) -> bytes:
+    """The stored bytes of a record: compact UTF-8 JSON, keys in given order."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def decode_record(raw: bytes | str) -> Record:
+    """Inverse of :func:`encode_record`.
+
+    :raises StoreError: the bytes are not a JSON object (corrupt storage).
+    """
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise StoreError(f"corrupt record: {exc}") from None
+    if not isinstance(data, dict):
+        raise StoreError("corrupt record: not a JSON object")
+    return data
+
+
+class Store(ABC):
+    """Async storage and fan-out for rooms, racers and room events.
+
+    See the module docstring for the contract. All methods may raise
+    :class:`StoreUnavailable`.
+    """
+
+    event_retention: int = 1000
+    """The log keeps at least this many most recent events per room."""
+
+    # -- clock ---------------------------------------------------------------
+
+    @abstractmethod
+    async def now_ms(self) -> int:
+        """The service clock: Unix time in integer milliseconds, never decreasing
+        within one process."""
+
+    # -- rooms ---------------------------------------------------------------
+
+    @abstractmethod
+    async def claim_code(self, code: str, room_id: str) -> bool:
+        """Reserve the short room ``code`` for ``room_id``.
+
+        Returns ``False`` (and changes nothing) when the code is taken by a
+        live room. The code expires with the room.
+        """
+
+    @abstractmethod
+    async def find_room_by_code(self, code: str) -> str | None:
+        """The id of the live room with this short code, or ``None``."""
+
+    @abstractmethod
+    async def get_room(self, room_id: str) -> Versioned | None:
+        """The room record and its ``rev``, or ``None`` if absent/expired."""
+
+    @abstractmethod
+    async def save_room(
+        self,
+        room_id: str,
+        data: Record,
+        expected_rev: int,
+        events: Sequence[Event] = (),
+    ) -> tuple[int, list[Event]]:
+        """Compare-and-set the room record and append ``events`` atomically.
+
+        ``expected_rev`` 0 creates the room (and adds it to :meth:`room_ids`).
+
+        :returns: the new ``rev`` and the events as stored (with ``seq``).
+        :raises VersionConflict: the stored ``rev`` differs; nothing written.
+        """
+
+    @abstractmethod
+    async def room_ids(self) -> list[str]:
+        """Ids of every live room (any state), in no particular order."""
+
+    @abstractmethod
+    async def expire_room(self, room_id: str, after_ms: int) -> None:
+        """Make every key of the room vanish ``after_ms`` milliseconds from now
+        (0: at once). Later saves keep the deadline."""
+
+    # -- racers --------------------------------------------------------------
+
+    @abstractmethod
+    async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
+        """The racer record and its ``rev``, or ``None`` if never saved."""
+
+    @abstractmethod
+    async def get_racers(self, room_id: str) -> dict[str, Versioned]:
+        """Every saved racer record of the room, by racer id."""
+
+    @abstractmethod
+    async def save_racer(
+        self,
+        room_id: str,
+        racer_id: str,
+        data: Record,
+        expected_rev: int,
+        *,
+        answer: tuple[str, Record] | None = None,
+        events: Sequence[Event] = (),
+    ) -> tuple[int, list[Event]]:
+        """Compare-and-set the racer record, store the answer to a client move
+        id, and append ``events`` — all or nothing.
+
+        ``expected_rev`` 0 creates the record. ``answer`` is
+        ``(client_move_id, answer)``; if an answer for that id already exists
+        the whole save fails with :class:`VersionConflict` (the caller then
+        reads the first answer with :meth:`get_answer`).
+
+        :returns: the new ``rev`` and the events as stored (with ``seq``).
+        :raises VersionConflict: stale ``rev`` or repeated id; nothing written.
+        """
+
+    @abstractmethod
+    async def get_answer(self, room_id: str, racer_id: str, client_move_id: str) -> Record | None:
+        """The stored answer to this client move id, or ``None``."""
+
+    # -- room events ---------------------------------------------------------
+
+    @abstractmethod
+    async def append_events(self, room_id: str, events: Sequence[Event]) -> list[Event]:
+        """Append events that go with no record write; returns them with ``seq``."""
+
+    @abstractmethod
+    async def last_seq(self, room_id: str) -> int:
+        """The sequence number of the room's latest event (0: none yet)."""
+
+    @abstractmethod
+    async def events_since(self, room_id: str, since: int) -> list[Event]:
+        """Every retained event with ``seq > since``, in order ([] if none).
+
+        :raises EventsTooOld: an event with ``seq > since`` was trimmed.
+        """
+
+    @abstractmethod
+    def subscribe(self, room_id: str, since: int) -> AsyncIterator[Event]:
+        """Events with ``seq > since`` in order, then new ones as they commit.
+
+        An async generator: close it (``contextlib.aclosing``) to unsubscribe.
+        It ends when the room vanishes.
+
+        :raises EventsTooOld: (on iteration) the events after ``since`` were
+            trimmed, or the consumer fell so far behind that they were.
+        """
+
+    # -- life cycle ----------------------------------------------------------
+
+    @abstractmethod
+    async def ping(self) -> None:
+        """Return when the storage answers (readiness).
+
+        :raises StoreUnavailable: it does not.
+        """
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release connections and wake every subscriber so it ends."""

@@ -1,0 +1,182 @@
+"""Backend-agnostic contract tests of :class:`server.store.base.Store`.
+
+Use: subclass :class:`StoreContract` in a ``test_*.py`` module and give it a
+``store`` fixture yielding a fresh, open store whose ``event_retention`` is
+:data:`RETENTION` (see ``tests/store/test_memory.py``). Room ids are random,
+so the tests can share one Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from typing import Any
+
+import pytest
+
+from server.store.base import EventsTooOld, Store, VersionConflict
+
+__all__ = ["RETENTION", "StoreContract"]
+
+RETENTION = 5
+"""The ``event_retention`` the ``store`` fixture must use."""
+
+
+def _rid() -> str:
+    return "t" + secrets.token_hex(6)
+
+
+async def _take(it: Any, n: int) -> list[dict[str, Any]]:
+    out = []
+    async with asyncio.timeout(5):
+        async for event in it:
+            out.append(event)
+            if len(out) == n:
+                break
+    return out
+
+
+class StoreContract:
+    """The contract of server.store.base, test by test."""
+
+    async def test_room_create_read_cas(self, store: Store) -> None:
+        rid = _rid()
+        assert await store.get_room(rid) is None
+        rev, events = await store.save_room(rid, {"a": 1, "é": "ü"}, 0, [{"type": "created"}])
+        assert rev == 1
+        assert events == [{"seq": 1, "type": "created"}]
+        got = await store.get_room(rid)
+        assert got is not None and got.data == {"a": 1, "é": "ü"} and got.rev == 1
+        with pytest.raises(VersionConflict):
+            await store.save_room(rid, {"a": 2}, 0, [{"type": "x"}])
+        with pytest.raises(VersionConflict):
+            await store.save_room(rid, {"a": 2}, 5)
+        # nothing half-written by the failed saves
+        got = await store.get_room(rid)
+        assert got is not None and got.data == {"a": 1, "é": "ü"}
+        assert await store.last_seq(rid) == 1
+        rev, _ = await store.save_room(rid, {"a": 3}, 1)
+        assert rev == 2
+        assert rid in await store.room_ids()
+
+    async def test_codes(self, store: Store) -> None:
+        rid, other = _rid(), _rid()
+        code = "C" + secrets.token_hex(4).upper()
+        await store.save_room(rid, {"code": code}, 0)
+        await store.save_room(other, {}, 0)
+        assert await store.claim_code(code, rid)
+        assert not await store.claim_code(code, other)
+        assert await store.find_room_by_code(code) == rid
+        assert await store.find_room_by_code("NOPE" + code) is None
+
+    async def test_racer_cas_and_answers(self, store: Store) -> None:
+        rid = _rid()
+        await store.save_room(rid, {}, 0)
+        assert await store.get_racer(rid, "r1") is None
+        rev, _ = await store.save_racer(rid, "r1", {"v": 0}, 0)
+        assert rev == 1
+        rev, events = await store.save_racer(
+            rid, "r1", {"v": 1}, 1, answer=("m1", {"ok": 1}), events=[{"type": "progress"}]
+        )
+        assert rev == 2 and events[0]["seq"] == 1
+        assert await store.get_answer(rid, "r1", "m1") == {"ok": 1}
+        assert await store.get_answer(rid, "r1", "m2") is None
+        assert await store.get_answer(rid, "r2", "m1") is None
+        # repeated client move id: refused even with the right rev; first answer kept
+        with pytest.raises(VersionConflict):
+            await store.save_racer(rid, "r1", {"v": 9}, 2, answer=("m1", {"ok": 2}),
+                                   events=[{"type": "x"}])
+        with pytest.raises(VersionConflict):
+            await store.save_racer(rid, "r1", {"v": 9}, 1, answer=("m3", {"ok": 3}))
+        got = await store.get_racer(rid, "r1")
+        assert got is not None and got.data == {"v": 1} and got.rev == 2
+        assert await store.get_answer(rid, "r1", "m1") == {"ok": 1}
+        assert await store.get_answer(rid, "r1", "m3") is None
+        assert await store.last_seq(rid) == 1
+        await store.save_racer(rid, "r2", {"v": 0}, 0)
+        racers = await store.get_racers(rid)
+        assert set(racers) == {"r1", "r2"} and racers["r1"].data == {"v": 1}
+
+    async def test_concurrent_cas_one_winner(self, store: Store) -> None:
+        rid = _rid()
+        await store.save_room(rid, {}, 0)
+        await store.save_racer(rid, "r", {"n": 0}, 0)
+
+        async def attempt(i: int) -> bool:
+            try:
+                await store.save_racer(rid, "r", {"n": i}, 1, answer=(f"id{i}", {"i": i}),
+                                       events=[{"type": "progress", "i": i}])
+            except VersionConflict:
+                return False
+            return True
+
+        results = await asyncio.gather(*(attempt(i) for i in range(10)))
+        assert sum(results) == 1
+        assert await store.last_seq(rid) == 1
+
+    async def test_event_log_since_and_trim(self, store: Store) -> None:
+        rid = _rid()
+        await store.save_room(rid, {}, 0)
+        assert await store.events_since(rid, 0) == []
+        stored = await store.append_events(rid, [{"type": "e", "i": i} for i in range(3)])
+        assert [e["seq"] for e in stored] == [1, 2, 3]
+        assert [e["i"] for e in await store.events_since(rid, 1)] == [1, 2]
+        assert await store.events_since(rid, 3) == []
+        await store.append_events(rid, [{"type": "e", "i": i} for i in range(3, 3 + RETENTION)])
+        assert await store.last_seq(rid) == 3 + RETENTION
+        tail = await store.events_since(rid, 3)
+        assert [e["seq"] for e in tail] == list(range(4, 4 + RETENTION))
+        with pytest.raises(EventsTooOld):
+            await store.events_since(rid, 0)
+
+    async def test_subscribe_backlog_then_live_in_order(self, store: Store) -> None:
+        rid = _rid()
+        await store.save_room(rid, {}, 0)
+        await store.append_events(rid, [{"type": "a"}, {"type": "b"}])
+        it = store.subscribe(rid, 1)
+        async with contextlib.aclosing(it):
+            first = await _take(it, 1)
+            assert first == [{"seq": 2, "type": "b"}]
+
+            async def later() -> None:
+                await asyncio.sleep(0.05)
+                await store.save_room(rid, {"x": 1}, 1, [{"type": "c"}])
+                await store.save_racer(rid, "r", {}, 0, events=[{"type": "d"}, {"type": "e"}])
+
+            task = asyncio.create_task(later())
+            rest = await _take(it, 3)
+            await task
+        assert [(e["seq"], e["type"]) for e in rest] == [(3, "c"), (4, "d"), (5, "e")]
+
+    async def test_subscribe_too_old(self, store: Store) -> None:
+        rid = _rid()
+        await store.save_room(rid, {}, 0)
+        await store.append_events(rid, [{"type": "e"}] * (RETENTION + 2))
+        it = store.subscribe(rid, 0)
+        with pytest.raises(EventsTooOld):
+            async with contextlib.aclosing(it):
+                await _take(it, 1)
+
+    async def test_expiry(self, store: Store) -> None:
+        rid = _rid()
+        code = "E" + secrets.token_hex(4).upper()
+        await store.save_room(rid, {}, 0, [{"type": "a"}])
+        await store.claim_code(code, rid)
+        await store.save_racer(rid, "r", {}, 0, answer=("m", {}))
+        await store.expire_room(rid, 50)
+        assert await store.get_room(rid) is not None
+        await asyncio.sleep(0.3)
+        assert await store.get_room(rid) is None
+        assert await store.get_racer(rid, "r") is None
+        assert await store.get_answer(rid, "r", "m") is None
+        assert await store.find_room_by_code(code) is None
+        assert rid not in await store.room_ids()
+
+    async def test_clock(self, store: Store) -> None:
+        a = await store.now_ms()
+        await asyncio.sleep(0.02)
+        b = await store.now_ms()
+        assert 10 <= b - a < 5_000
+        assert a > 1_600_000_000_000
+        await store.ping()
