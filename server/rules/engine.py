@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 from .cards import KING, Card, card_glyph
 from .errors import IllegalMoveError
-from .moves import ANY_CELL, FOUNDATION, Move, cell_index, cell_place, is_cell
+from .moves import ANY_CELL, FOUNDATION, REDEAL, Move, cell_index, cell_place, is_cell
 from .position import EMPTY_CELL, Position
 from .redeal import redeal_fans
 from .variants import RuleSet
@@ -52,6 +52,33 @@ def foundation_pile(pos: Position, card: Card) -> int | None:
     return None
 
 
+def _build_table(build: str) -> tuple[tuple[int, ...], ...]:
+    """For each card 0–51, the keys of the tops it may be built on.
+
+    Suit builds key a fan by its top card, "any suit" builds by its top rank
+    (0-based), so that :func:`legal_moves` finds targets by lookup.
+    """
+    table: list[tuple[int, ...]] = []
+    for card in range(52):
+        rank = card % 13
+        if build == "down-suit":
+            keys = [card + 1] if rank < 12 else []
+        elif build == "down-any":
+            keys = [rank + 1] if rank < 12 else []
+        elif build == "updown-any":
+            keys = [r for r in (rank - 1, rank + 1) if 0 <= r <= 12]
+        else:  # updown-suit
+            keys = [card + d for d in (-1, 1) if 0 <= rank + d <= 12]
+        table.append(tuple(keys))
+    return tuple(table)
+
+
+_BUILD_KEYS: Final[dict[str, tuple[tuple[int, ...], ...]]] = {
+    b: _build_table(b) for b in ("down-suit", "down-any", "updown-any", "updown-suit")
+}
+_BY_SUIT: Final = frozenset({"down-suit", "updown-suit"})
+
+
 def _accepts(rules: RuleSet, fan: tuple[Card, ...], card: Card) -> bool:
     """Whether ``card`` may be built on ``fan`` (rules.md rule 3 and "Variants")."""
     if not fan:
@@ -59,15 +86,7 @@ def _accepts(rules: RuleSet, fan: tuple[Card, ...], card: Card) -> bool:
     if rules.max_fan is not None and len(fan) >= rules.max_fan:
         return False
     top = fan[-1]
-    build = rules.build
-    if build == "down-suit":
-        return top == card + 1 and card % 13 != 12
-    if build == "down-any":
-        return top % 13 == card % 13 + 1
-    if build == "updown-any":
-        return abs(top % 13 - card % 13) == 1
-    # updown-suit
-    return top // 13 == card // 13 and abs(top % 13 - card % 13) == 1
+    return (top if rules.build in _BY_SUIT else top % 13) in _BUILD_KEYS[rules.build][card]
 
 
 def _refusal(rules: RuleSet, fan: tuple[Card, ...], card: Card, fan_no: int) -> str:
@@ -83,18 +102,20 @@ def _refusal(rules: RuleSet, fan: tuple[Card, ...], card: Card, fan_no: int) -> 
 def _replace_fan(
     fans: tuple[tuple[Card, ...], ...], index: int, fan: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
-    return (*fans[:index], fan, *fans[index + 1 :])
+    return (*fans[:index], fan, *fans[index + 1:])
 
 
-def _fan_index(pos: Position, place: int, what: str) -> int:
+def _fan_index(pos: Position, place: int) -> int:
     if not 0 <= place < len(pos.fans):
+        if place == FOUNDATION:
+            raise IllegalMoveError("a card on a foundation stays there (no moves off foundations)")
         raise IllegalMoveError(f"there is no fan {place + 1} (fans 1–{len(pos.fans)})")
     return place
 
 
 def _with_foundation(pos: Position, pile: int) -> tuple[int, ...]:
     f = pos.foundations
-    return (*f[:pile], f[pile] + 1, *f[pile + 1 :])
+    return (*f[:pile], f[pile] + 1, *f[pile + 1:])
 
 
 def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
@@ -112,14 +133,16 @@ def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
         card = cells[ci]
         if card == EMPTY_CELL:
             raise IllegalMoveError(f"free cell c{ci + 1} is empty")
-        cells = (*cells[:ci], EMPTY_CELL, *cells[ci + 1 :])
+        cells = (*cells[:ci], EMPTY_CELL, *cells[ci + 1:])
         src_fan = -1
+        lone = False
     else:
-        src_fan = _fan_index(pos, source, "source")
+        src_fan = _fan_index(pos, source)
         fan = fans[src_fan]
         if not fan:
             raise IllegalMoveError(f"fan {src_fan + 1} is empty")
         card = fan[-1]
+        lone = len(fan) == 1
         fans = _replace_fan(fans, src_fan, fan[:-1])
     # put it down
     if target == FOUNDATION:
@@ -132,20 +155,24 @@ def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
             raise IllegalMoveError("a card moves from a free cell to a foundation or a fan only")
         if not cells:
             raise IllegalMoveError("this game has no free cells")
-        try:
-            ci = cells.index(EMPTY_CELL) if target == ANY_CELL else cell_index(target)
-        except ValueError:
-            raise IllegalMoveError("every free cell is taken") from None
-        if ci >= len(cells) or cells[ci] != EMPTY_CELL:
-            raise IllegalMoveError(f"free cell c{ci + 1} is not free")
-        cells = (*cells[:ci], card, *cells[ci + 1 :])
+        if target != ANY_CELL:
+            raise IllegalMoveError("a card goes to the first free cell ('3c'), not to a chosen one")
+        if EMPTY_CELL not in cells:
+            raise IllegalMoveError("every free cell is taken")
+        ci = cells.index(EMPTY_CELL)
+        cells = (*cells[:ci], card, *cells[ci + 1:])
         return Position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
-    dst = _fan_index(pos, target, "target")
+    dst = _fan_index(pos, target)
     if dst == src_fan:
         raise IllegalMoveError("a card cannot go onto its own fan")
     dst_fan = pos.fans[dst]
     if not _accepts(rules, dst_fan, card):
         raise IllegalMoveError(_refusal(rules, dst_fan, card, dst + 1))
+    if lone and not dst_fan:
+        raise IllegalMoveError(
+            f"{card_glyph(card)} is alone in fan {src_fan + 1}: "
+            "moving it to an empty fan changes nothing"
+        )
     fans = _replace_fan(fans, dst, (*dst_fan, card))
     return Position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
 
@@ -176,12 +203,13 @@ def _merci_source(pos: Position, card: Card) -> tuple[int, int]:
     for fan in pos.fans:
         if fan and fan[-1] == card:
             raise IllegalMoveError(
-                f"{card_glyph(card)} is a top card: play it normally, the merci is for a buried card"
+                f"{card_glyph(card)} is a top card: play it normally, "
+                "the merci is for a buried card"
             )
     raise IllegalMoveError(f"{card_glyph(card)} is not buried in any fan")
 
 
-def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
+def _merci_allowed(rules: RuleSet, pos: Position) -> None:
     if not rules.merci:
         raise IllegalMoveError("this game has no merci")
     if pos.merci_used:
@@ -189,8 +217,14 @@ def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
     if pos.redeals_used < rules.redeals:
         left = rules.redeals - pos.redeals_used
         raise IllegalMoveError(f"the merci comes after the last redeal ({left} left)")
+
+
+def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
+    _merci_allowed(rules, pos)
     card, target = move.card, move.target
     assert card is not None and target is not None
+    if not 0 <= card < 52:
+        raise IllegalMoveError(f"there is no card {card}")
     fi, ci = _merci_source(pos, card)
     fan = pos.fans[fi]
     fans = _replace_fan(pos.fans, fi, fan[:ci] + fan[ci + 1 :])
@@ -201,7 +235,7 @@ def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
         return Position(fans, _with_foundation(pos, pile), pos.cells, pos.redeals_used, True)
     if target < 0:
         raise IllegalMoveError("the merci card goes to its foundation or onto a fan")
-    dst = _fan_index(pos, target, "target")
+    dst = _fan_index(pos, target)
     if dst == fi:
         raise IllegalMoveError("the merci card must leave its fan")
     dst_fan = pos.fans[dst]
@@ -214,6 +248,9 @@ def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
 def apply(rules: RuleSet, pos: Position, move: Move, redeal_key: bytes = _NO_KEY) -> Position:
     """The position after ``move``; ``pos`` is not changed.
 
+    Checks everything rules.md asks (rules 2–7, merci, free cells, the
+    variant's build rule and fan limit); the position itself is trusted to
+    be one the engine made (deal, apply, :func:`position_from_json`).
     ``redeal_key`` is the room's secret (rules.md, "Redeal generator").
 
     :raises IllegalMoveError: the move is not legal here (with the reason),
@@ -235,69 +272,130 @@ def apply(rules: RuleSet, pos: Position, move: Move, redeal_key: bytes = _NO_KEY
 def check(rules: RuleSet, pos: Position, move: Move) -> None:
     """Return quietly when ``move`` is legal in ``pos``.
 
+    A redeal is checked without shuffling (its result does not decide
+    whether it is legal).
+
     :raises IllegalMoveError: with the reason otherwise.
     """
+    if move.kind == "redeal":
+        if pos.foundation_cards == rules.cards:
+            raise IllegalMoveError("the game is won")
+        if pos.redeals_used >= rules.redeals:
+            if rules.redeals == 0:
+                raise IllegalMoveError("this game has no redeals")
+            raise IllegalMoveError(f"all {rules.redeals} redeals are used")
+        return
     apply(rules, pos, move, _NO_KEY)
 
 
 def is_legal(rules: RuleSet, pos: Position, move: Move) -> bool:
     """Whether ``move`` is legal in ``pos`` (undo/autoplay: ``False``)."""
     try:
-        apply(rules, pos, move, _NO_KEY)
+        check(rules, pos, move)
     except IllegalMoveError:
         return False
     return True
+
+
+def _targets(
+    rules: RuleSet,
+    fans: tuple[tuple[Card, ...], ...],
+) -> tuple[dict[int, list[int]], list[int]]:
+    """Index of the fans that can take a card: top key → fan indices (ascending),
+    and the empty fans that take a king (rules.md rule 3, rule 4, the-fan)."""
+    by_suit = rules.build in _BY_SUIT
+    max_fan = rules.max_fan
+    index: dict[int, list[int]] = {}
+    empties: list[int] = []
+    for j, fan in enumerate(fans):
+        if not fan:
+            if rules.king_fills_empty:
+                empties.append(j)
+            continue
+        if max_fan is not None and len(fan) >= max_fan:
+            continue
+        key = fan[-1] if by_suit else fan[-1] % 13
+        slot = index.get(key)
+        if slot is None:
+            index[key] = [j]
+        else:
+            slot.append(j)
+    return index, empties
+
+
+def _fan_targets(
+    keys: tuple[int, ...],
+    index: dict[int, list[int]],
+    empties: list[int],
+    card: Card,
+) -> list[int]:
+    out: list[int] = []
+    for key in keys:
+        slot = index.get(key)
+        if slot:
+            out.extend(slot)
+    if empties and card % 13 == KING - 1:
+        out.extend(empties)
+    if len(keys) > 1 or empties:
+        out.sort()
+    return out
 
 
 def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
     """Every legal move in ``pos``, lazily, in a fixed order.
 
     Order: for each fan, its top card to the foundation, onto each other
-    fan, to a free cell; then each free cell's card to the foundation and
-    onto each fan; then the merci moves; then the redeal. Undo and
-    autoplay are not listed. With ``A ∈ legal_moves(...)`` ⇔ ``is_legal(A)``.
+    fan (in fan order), to a free cell; then each free cell's card to the
+    foundation and onto each fan; then the merci moves (buried cards in
+    layout order, foundation first); then the redeal. Undo and autoplay are
+    not listed. ``m in legal_moves(...)`` ⇔ ``is_legal(..., m)``.
     """
     fans = pos.fans
     if pos.foundation_cards == rules.cards:
         return
-    has_free_cell = EMPTY_CELL in pos.cells
-    n = len(fans)
-    for i in range(n):
-        fan = fans[i]
+    cells = pos.cells
+    has_free_cell = EMPTY_CELL in cells
+    keys_of = _BUILD_KEYS[rules.build]
+    index, empties = _targets(rules, fans)
+    piles = pos.foundations
+    n_piles = len(piles)
+    for i, fan in enumerate(fans):
         if not fan:
             continue
         card = fan[-1]
-        if foundation_pile(pos, card) is not None:
-            yield Move("play", i, FOUNDATION)
-        for j in range(n):
-            if j != i and _accepts(rules, fans[j], card):
+        rank = card % 13
+        for p in range(card // 13, n_piles, 4):
+            if piles[p] == rank:
+                yield Move("play", i, FOUNDATION)
+                break
+        lone = len(fan) == 1
+        for j in _fan_targets(keys_of[card], index, empties, card):
+            if j != i and not (lone and not fans[j]):
                 yield Move("play", i, j)
         if has_free_cell:
             yield Move("play", i, ANY_CELL)
-    for ci, card in enumerate(pos.cells):
+    for ci, card in enumerate(cells):
         if card == EMPTY_CELL:
             continue
         src = cell_place(ci)
         if foundation_pile(pos, card) is not None:
             yield Move("play", src, FOUNDATION)
-        for j in range(n):
-            if _accepts(rules, fans[j], card):
-                yield Move("play", src, j)
+        for j in _fan_targets(keys_of[card], index, empties, card):
+            yield Move("play", src, j)
     if rules.merci and not pos.merci_used and pos.redeals_used >= rules.redeals:
         seen: set[Card] = set()
-        for fi in range(n):
-            fan = fans[fi]
+        for fi, fan in enumerate(fans):
             for card in fan[:-1]:
                 if card in seen:
                     continue  # two decks: the merci takes the first buried copy
                 seen.add(card)
                 if foundation_pile(pos, card) is not None:
                     yield Move("merci", None, FOUNDATION, card)
-                for j in range(n):
-                    if j != fi and _accepts(rules, fans[j], card):
+                for j in _fan_targets(keys_of[card], index, empties, card):
+                    if j != fi:
                         yield Move("merci", None, j, card)
-    if pos.redeals_used < rules.redeals and (any(fans) or has_cells_filled(pos)):
-        yield Move("redeal")
+    if pos.redeals_used < rules.redeals:
+        yield REDEAL
 
 
 def has_cells_filled(pos: Position) -> bool:
@@ -315,6 +413,8 @@ def status(rules: RuleSet, pos: Position) -> Status:
     no move, no redeal and no merci left) or ``playing``."""
     if pos.foundation_cards == rules.cards:
         return "won"
+    if pos.redeals_used < rules.redeals:
+        return "playing"
     return "playing" if has_legal_move(rules, pos) else "stuck"
 
 
@@ -323,7 +423,7 @@ def autoplay_moves(rules: RuleSet, pos: Position) -> tuple[list[Move], Position]
 
     Repeatedly moves the first top card (fans in order, then free cells)
     that can go to its foundation, until none can. Returns the moves, in
-    order, and the final position.
+    order, and the final position (``pos`` itself when none moves).
     """
     moves: list[Move] = []
     while True:

@@ -136,6 +136,8 @@ class Move:
         if kind == "play":
             src = _parse_place(data.get("from"), source=True)
             dst = _parse_place(data.get("to"), source=False)
+            if is_cell(src) and dst == ANY_CELL:
+                raise InvalidMoveError("a free-cell card goes to a foundation or a fan")
             return cls.play(src, dst)
         if kind == "merci":
             card_text = data.get("card")
@@ -247,9 +249,13 @@ def parse_move(text: str) -> Move:
                 raise InvalidMoveError(f"not a move: {text!r}")
             return Move.play(source, FOUNDATION)
         if short == "c":
+            if src_cell:
+                raise InvalidMoveError("a free-cell card goes to a foundation or a fan")
             return Move.play(source, ANY_CELL)
         if dst_cell:
-            raise InvalidMoveError(f"a card goes to a free cell with '{src_num}c', not to c{dst_num}")
+            raise InvalidMoveError(
+                f"a card goes to a free cell with '{src_num}c', not to c{dst_num}"
+            )
         return Move.play(source, _fan_place(dst_num))
     m = _MERCI_RE.fullmatch(raw)
     if m:
