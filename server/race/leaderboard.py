@@ -1,0 +1,160 @@
+"""Daily and all-time leaderboards per variant, fed by finished race results.
+
+Boards (names inside the leaderboard store):
+
+- ``daily:<variant>:<YYYY-MM-DD>`` — results on that date's daily deal
+  (:mod:`server.race.daily`); one entry per player name, their best;
+- ``all:<variant>`` — every deal; one entry per player name + deal number,
+  the best on that deal.
+
+Only results of the plain variant count: a room whose rule set overrides
+``redeals``, ``merci`` or ``undo`` feeds no board (its results would not be
+comparable). Order: rules.md "Race ranking" — more foundation cards,
+earlier reach time, fewer moves, then who got the result first (the
+leaderboard's "earlier join"); see :func:`~server.store.leaderboard_base.encode_score`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Final, Literal
+
+from server.rules import RuleSet, get_variant
+from server.store.leaderboard_base import LeaderboardStore, encode_score
+
+from .daily import daily_deal
+
+__all__ = [
+    "MAX_LIMIT",
+    "BoardKind",
+    "LeaderboardResult",
+    "LeaderboardRow",
+    "all_time_board",
+    "counts_for_boards",
+    "daily_board",
+    "leaderboard",
+    "record_result",
+]
+
+BoardKind = Literal["daily", "all-time"]
+MAX_LIMIT: Final = 100
+"""Most rows one leaderboard read returns."""
+MAX_NAME: Final = 64
+
+
+def daily_board(variant: str, day: date) -> str:
+    """The daily board's name for ``variant`` on UTC date ``day``."""
+    return f"daily:{variant}:{day.isoformat()}"
+
+
+def all_time_board(variant: str) -> str:
+    """The all-time board's name for ``variant``."""
+    return f"all:{variant}"
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardResult:
+    """A final race result offered to the boards.
+
+    ``reach_time_ms`` and ``finished_at_ms`` are race-clock ms and Unix ms;
+    ``room`` is the room's short code or id (shown, not used for order).
+    """
+
+    name: str
+    variant: str
+    deal_number: int
+    foundation_cards: int
+    reach_time_ms: int | None
+    moves: int
+    status: str
+    room: str = ""
+    finished_at_ms: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON object with the same field names."""
+        return {"name": self.name, "variant": self.variant, "deal_number": self.deal_number,
+                "foundation_cards": self.foundation_cards, "reach_time_ms": self.reach_time_ms,
+                "moves": self.moves, "status": self.status, "room": self.room,
+                "finished_at_ms": self.finished_at_ms}
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One row of a board read: 1-based ``rank`` and the result."""
+
+    rank: int
+    result: LeaderboardResult
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"rank", **result}``."""
+        return {"rank": self.rank, **self.result.to_json()}
+
+
+def counts_for_boards(rules: RuleSet) -> bool:
+    """Whether results under ``rules`` feed the boards: the plain variant, no overrides."""
+    try:
+        return rules == get_variant(rules.id)
+    except ValueError:
+        return False
+
+
+async def record_result(
+    store: LeaderboardStore, rules: RuleSet, result: LeaderboardResult, day: date
+) -> list[str]:
+    """Offer a final result to the all-time board and, when its deal is the daily
+    deal of ``day`` (UTC), to that daily board. Returns the boards where it became
+    the player's best ([] when ``rules`` are not the plain variant or it is no better).
+
+    :raises StoreUnavailable: the leaderboard store cannot be reached.
+    """
+    if not counts_for_boards(rules) or result.variant != rules.id:
+        return []
+    name = result.name.strip()[:MAX_NAME]
+    if not name:
+        return []
+    score = encode_score(result.foundation_cards, result.reach_time_ms, result.moves)
+    entry = result.to_json() | {"name": name}
+    kept: list[str] = []
+    board = all_time_board(rules.id)
+    if await store.submit(board, json.dumps([name, result.deal_number]), score, entry):
+        kept.append(board)
+    if result.deal_number == daily_deal(rules.id, day):
+        board = daily_board(rules.id, day)
+        if await store.submit(board, name, score, entry):
+            kept.append(board)
+    return kept
+
+
+async def leaderboard(
+    store: LeaderboardStore, variant: str, kind: BoardKind, day: date | None = None,
+    limit: int = 20,
+) -> list[LeaderboardRow]:
+    """The best ``limit`` rows (at most :data:`MAX_LIMIT`) of a board, ranked.
+
+    ``day`` is required for ``kind="daily"``.
+
+    :raises UnknownVariantError: unknown variant.
+    :raises ValueError: daily board without a day.
+    :raises StoreUnavailable: the leaderboard store cannot be reached.
+    """
+    get_variant(variant)
+    if kind == "daily":
+        if day is None:
+            raise ValueError("a daily leaderboard needs a date")
+        board = daily_board(variant, day)
+    else:
+        board = all_time_board(variant)
+    entries = await store.top(board, max(1, min(limit, MAX_LIMIT)))
+    rows = []
+    for rank, e in enumerate(entries, 1):
+        d = e.entry
+        rows.append(LeaderboardRow(rank, LeaderboardResult(
+            name=str(d.get("name", "")), variant=str(d.get("variant", variant)),
+            deal_number=int(d.get("deal_number", 0)),
+            foundation_cards=int(d.get("foundation_cards", 0)),
+            reach_time_ms=d.get("reach_time_ms"), moves=int(d.get("moves", 0)),
+            status=str(d.get("status", "")), room=str(d.get("room", "")),
+            finished_at_ms=int(d.get("finished_at_ms", 0)))))
+    return rows

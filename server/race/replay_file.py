@@ -1,0 +1,262 @@
+"""Replay files: one recorded game as a documented JSON document, and its checked import.
+
+Format (``format_version`` 1; ``docs/replay.md`` repeats it)::
+
+    {
+      "format": "lucie-replay",          # optional on import, always written
+      "format_version": 1,               # optional on import, always written
+      "rules": {"variant": "belle-lucie", "redeals": 2, "merci": false,
+                "undo": true, ...},      # RuleSet.to_json(); a subset is read
+                                         # as variant + overrides
+      "deal_number": 123,                # 1 … 10**20 − 1
+      "redeal_key": "9f2c…",             # hex, 1–64 bytes
+      "player": "ada",                   # display name, may be ""
+      "moves": [                         # the move log: undo included,
+        {"move": "3f",                   # autoplay written as its foundation
+         "race_clock_ms": 1250,          # moves; times never decrease
+         "version": 1}                   # optional: 1-based log index
+      ],
+      "result": {"status": "won", "foundation_cards": 52, "moves": 97,
+                 "redeals_used": 1, "merci_used": false,
+                 "reach_time_ms": 201345, "finished_ms": 201345}
+    }
+
+``result`` may carry more fields of the wire's Racer view (``id``,
+``name``, ``join_order``, ``ready``, ``final``); they are read and ignored,
+so the server's replay answer imports as it is.
+
+:func:`import_replay` checks, in this order, and refuses with
+:class:`ReplayInvalid` (``replay/invalid``: not a replay document — shape,
+format version, rules, deal number, key, move text) or
+:class:`ReplayForged` (``replay/forged``: a well-formed document whose log
+or result does not hold up when replayed — times going back, version gaps,
+an illegal move, a claimed result that differs from the replayed one). The
+``details`` of a forged refusal name the move index or result field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from server.rules import Move, RulesError, RuleSet
+
+from .record import GameRecord, IllegalLogMove, TimedMove, timeline
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "MAX_MOVES",
+    "ReplayError",
+    "ReplayForged",
+    "ReplayInvalid",
+    "export_replay",
+    "import_replay",
+]
+
+FORMAT: Final = "lucie-replay"
+FORMAT_VERSION: Final = 1
+MAX_MOVES: Final = 20_000
+"""Longest move log a replay file may hold."""
+
+
+class ReplayError(ValueError):
+    """A replay document refused; ``code`` is the wire error code, ``details`` a JSON object."""
+
+    code = "replay/error"
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+
+class ReplayInvalid(ReplayError):
+    """Not a readable replay document (shape, version, rules, deal, key, move text)."""
+
+    code = "replay/invalid"
+
+
+class ReplayForged(ReplayError):
+    """A readable document whose log or result does not hold up when replayed."""
+
+    code = "replay/forged"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class _MoveEntry(_Model):
+    move: str = Field(min_length=1, max_length=32)
+    race_clock_ms: int = Field(ge=0)
+    version: int | None = None
+
+
+class _Result(_Model):
+    status: Literal["playing", "won", "stuck", "resigned", "timed_out", "left"]
+    foundation_cards: int = Field(ge=0)
+    moves: int = Field(ge=0)
+    redeals_used: int = Field(ge=0)
+    merci_used: bool
+    reach_time_ms: int | None = Field(default=None, ge=0)
+    finished_ms: int | None = Field(default=None, ge=0)
+    # Racer-view fields, read and ignored:
+    id: str | None = None
+    name: str | None = None
+    join_order: int | None = None
+    ready: bool | None = None
+    final: bool | None = None
+
+
+class _Document(_Model):
+    format: Literal["lucie-replay"] = FORMAT
+    format_version: Literal[1] = FORMAT_VERSION
+    rules: dict[str, Any]
+    deal_number: int
+    redeal_key: str | None = Field(max_length=128)
+    player: str = Field(default="", max_length=64)
+    moves: list[_MoveEntry] = Field(max_length=MAX_MOVES)
+    result: _Result
+
+
+def export_replay(record: GameRecord) -> dict[str, Any]:
+    """The replay document of ``record`` (module docstring), result computed by replaying.
+
+    ``record.status`` gives the result status when set, else the replayed
+    game's (``playing``, ``won`` or ``stuck``).
+
+    :raises IllegalLogMove: the record's log is not legal (a bug upstream).
+    """
+    game, steps = timeline(record)
+    last = steps[-1] if steps else None
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "rules": record.rules.to_json(),
+        "deal_number": record.deal_number,
+        "redeal_key": record.redeal_key.hex(),
+        "player": record.name,
+        "moves": [{"move": s.move, "race_clock_ms": s.race_clock_ms, "version": s.index}
+                  for s in steps],
+        "result": {
+            "status": record.status or game.status,
+            "foundation_cards": game.foundation_cards,
+            "moves": len(steps),
+            "redeals_used": game.position.redeals_used,
+            "merci_used": game.position.merci_used,
+            "reach_time_ms": last.reach_time_ms if last else None,
+            "finished_ms": record.finished_ms,
+        },
+    }
+
+
+def _read_rules(data: dict[str, Any]) -> RuleSet:
+    try:
+        rules = RuleSet.from_json(data)
+    except RulesError as exc:
+        raise ReplayInvalid(f"rules: {exc}", {"field": "rules"}) from None
+    full = rules.to_json()
+    for name, value in data.items():
+        if name not in full:
+            raise ReplayInvalid(f"rules: unknown field {name!r}", {"field": f"rules.{name}"})
+        if full[name] != value:
+            raise ReplayInvalid(
+                f"rules: {name} is {value!r} but variant {rules.id} with these overrides "
+                f"has {full[name]!r}", {"field": f"rules.{name}"})
+    return rules
+
+
+def _read_key(text: str | None) -> bytes:
+    if text is None:
+        raise ReplayInvalid("redeal_key is missing (a replay is exported after the race)",
+                            {"field": "redeal_key"})
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        raise ReplayInvalid("redeal_key is not hex", {"field": "redeal_key"}) from None
+    if not 1 <= len(key) <= 64:
+        raise ReplayInvalid("redeal_key must be 1–64 bytes", {"field": "redeal_key"})
+    return key
+
+
+def _read_moves(entries: list[_MoveEntry]) -> tuple[TimedMove, ...]:
+    out: list[TimedMove] = []
+    previous = 0
+    for i, entry in enumerate(entries, 1):
+        try:
+            move = Move.from_text(entry.move)
+        except RulesError as exc:
+            raise ReplayInvalid(f"move {i}: {exc}", {"move_index": i}) from None
+        if move.kind == "autoplay":
+            raise ReplayInvalid(f"move {i}: autoplay is written as its foundation moves",
+                                {"move_index": i})
+        if entry.version is not None and entry.version != i:
+            raise ReplayForged(f"move {i}: version {entry.version} out of sequence",
+                               {"move_index": i})
+        if entry.race_clock_ms < previous:
+            raise ReplayForged(
+                f"move {i}: race clock goes back ({entry.race_clock_ms} ms < {previous} ms)",
+                {"move_index": i})
+        previous = entry.race_clock_ms
+        out.append(TimedMove(move, entry.race_clock_ms))
+    return tuple(out)
+
+
+def _check_result(claimed: _Result, replayed: dict[str, Any], game_status: str) -> None:
+    for name, value in replayed.items():
+        if name == "status":
+            continue
+        if getattr(claimed, name) != value:
+            raise ReplayForged(
+                f"result: {name} is {getattr(claimed, name)!r} but the replay gives {value!r}",
+                {"field": f"result.{name}", "claimed": getattr(claimed, name),
+                 "replayed": value})
+    status = claimed.status
+    consistent = (status == "won") == (game_status == "won") and (
+        status != "stuck" or game_status == "stuck")
+    if not consistent:
+        raise ReplayForged(
+            f"result: status {status!r} but the replayed game is {game_status!r}",
+            {"field": "result.status", "claimed": status, "replayed": game_status})
+
+
+def import_replay(document: Any) -> GameRecord:
+    """Read and check a replay document (module docstring) into a :class:`GameRecord`.
+
+    :raises ReplayInvalid: not a readable replay document.
+    :raises ReplayForged: the log or the claimed result does not hold up when replayed.
+    """
+    if not isinstance(document, dict):
+        raise ReplayInvalid("a replay document is a JSON object")
+    try:
+        doc = _Document.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ReplayInvalid(f"{where}: {first['msg']}", {"field": where}) from None
+    rules = _read_rules(doc.rules)
+    key = _read_key(doc.redeal_key)
+    moves = _read_moves(doc.moves)
+    finished = doc.result.finished_ms
+    if finished is not None and moves and finished < moves[-1].race_clock_ms:
+        raise ReplayForged("result: finished_ms is before the last move",
+                           {"field": "result.finished_ms"})
+    record = GameRecord(rules, doc.deal_number, key, moves, name=doc.player or doc.result.name
+                        or "", status=doc.result.status, finished_ms=doc.result.finished_ms)
+    try:
+        game, steps = timeline(record)
+    except IllegalLogMove as exc:
+        raise ReplayForged(f"illegal move in the log: {exc}", {"move_index": exc.index}) from None
+    except RulesError as exc:
+        raise ReplayInvalid(str(exc), {"field": "deal_number"}) from None
+    replayed = {
+        "foundation_cards": game.foundation_cards,
+        "moves": len(steps),
+        "redeals_used": game.position.redeals_used,
+        "merci_used": game.position.merci_used,
+        "reach_time_ms": steps[-1].reach_time_ms if steps else None,
+    }
+    _check_result(doc.result, replayed, game.status)
+    return record

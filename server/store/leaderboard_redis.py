@@ -1,0 +1,115 @@
+"""Redis leaderboard store: one sorted set per board.
+
+Keys of board ``B`` (all with the hash tag ``{lb:B}``, so one board lives on
+one cluster slot):
+
+- ``<prefix>{lb:B}:z`` — sorted set, member → best score (smaller is better);
+- ``<prefix>{lb:B}:e`` — hash, member → JSON entry of that best;
+- ``<prefix>{lb:B}:q`` — hash, member → submission number of that best;
+- ``<prefix>{lb:B}:seq`` — counter of submissions kept.
+
+A submission is one Lua script (compare, then ZADD + HSET + INCR), so two
+processes submitting for one member at once keep the better one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .base import StoreUnavailable
+from .leaderboard_base import BoardEntry, LeaderboardStore
+
+__all__ = ["RedisLeaderboardStore"]
+
+_SUBMIT: Final = """
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if cur and tonumber(cur) <= tonumber(ARGV[2]) then return 0 end
+local seq = redis.call('INCR', KEYS[4])
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[1], seq)
+return seq
+"""
+
+
+class RedisLeaderboardStore(LeaderboardStore):
+    """Leaderboards in Redis sorted sets (module docstring)."""
+
+    def __init__(self, client: aioredis.Redis, *, prefix: str = "lucie:") -> None:
+        self._redis = client
+        self._prefix = prefix
+        self._submit = client.register_script(_SUBMIT)
+
+    @classmethod
+    def from_url(cls, url: str, *, prefix: str = "lucie:") -> RedisLeaderboardStore:
+        """A store on a new client for ``url`` (``redis://host:port/db``)."""
+        return cls(aioredis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5),
+                   prefix=prefix)
+
+    def _keys(self, board: str) -> list[str]:
+        base = f"{self._prefix}{{lb:{board}}}"
+        return [f"{base}:z", f"{base}:e", f"{base}:q", f"{base}:seq"]
+
+    async def submit(self, board: str, member: str, score: int, entry: dict[str, Any]) -> bool:
+        """See :meth:`LeaderboardStore.submit`."""
+        try:
+            seq = await self._submit(keys=self._keys(board),
+                                     args=[member, str(score), json.dumps(entry)])
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis: {exc}") from None
+        return bool(seq)
+
+    async def _entries(self, board: str, members: list[tuple[bytes, float]]) -> list[BoardEntry]:
+        if not members:
+            return []
+        names = [m for m, _ in members]
+        _, e_key, q_key, _ = self._keys(board)
+        entries = await self._redis.hmget(e_key, names)
+        seqs = await self._redis.hmget(q_key, names)
+        out = []
+        for (member, score), entry, seq in zip(members, entries, seqs, strict=True):
+            out.append(BoardEntry(member.decode(), int(score), int(seq or 0),
+                                  json.loads(entry) if entry else {}))
+        return out
+
+    async def top(self, board: str, limit: int) -> list[BoardEntry]:
+        """See :meth:`LeaderboardStore.top`; ties at the cut are settled by submission order."""
+        if limit <= 0:
+            return []
+        z_key = self._keys(board)[0]
+        try:
+            members = await self._redis.zrange(z_key, 0, limit - 1, withscores=True)
+            if len(members) == limit:
+                last = members[-1][1]
+                members = [m for m in members if m[1] != last]
+                members += await self._redis.zrangebyscore(z_key, last, last, withscores=True)
+            out = await self._entries(board, members)
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis: {exc}") from None
+        return sorted(out, key=lambda e: (e.score, e.seq))[:limit]
+
+    async def get(self, board: str, member: str) -> BoardEntry | None:
+        """See :meth:`LeaderboardStore.get`."""
+        try:
+            score = await self._redis.zscore(self._keys(board)[0], member)
+            if score is None:
+                return None
+            found = await self._entries(board, [(member.encode(), score)])
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis: {exc}") from None
+        return found[0]
+
+    async def size(self, board: str) -> int:
+        """See :meth:`LeaderboardStore.size`."""
+        try:
+            return int(await self._redis.zcard(self._keys(board)[0]))
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis: {exc}") from None
+
+    async def close(self) -> None:
+        """Close the client's connections."""
+        await self._redis.aclose()
