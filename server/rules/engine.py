@@ -177,11 +177,17 @@ def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
     return Position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
 
 
-def _apply_redeal(rules: RuleSet, pos: Position, key: bytes) -> Position:
+def _check_redeal_left(rules: RuleSet, pos: Position) -> None:
     if pos.redeals_used >= rules.redeals:
         if rules.redeals == 0:
             raise IllegalMoveError("this game has no redeals")
+        if rules.redeals == 1:
+            raise IllegalMoveError("the redeal is used")
         raise IllegalMoveError(f"all {rules.redeals} redeals are used")
+
+
+def _apply_redeal(rules: RuleSet, pos: Position, key: bytes) -> Position:
+    _check_redeal_left(rules, pos)
     gathered = pos.cards_in_play()
     if not gathered:
         raise IllegalMoveError("there are no cards left to redeal")
@@ -280,10 +286,7 @@ def check(rules: RuleSet, pos: Position, move: Move) -> None:
     if move.kind == "redeal":
         if pos.foundation_cards == rules.cards:
             raise IllegalMoveError("the game is won")
-        if pos.redeals_used >= rules.redeals:
-            if rules.redeals == 0:
-                raise IllegalMoveError("this game has no redeals")
-            raise IllegalMoveError(f"all {rules.redeals} redeals are used")
+        _check_redeal_left(rules, pos)
         return
     apply(rules, pos, move, _NO_KEY)
 
