@@ -1,0 +1,142 @@
+"""Ghost racers: a recorded game raced again on the race clock, exactly as it was played.
+
+A :class:`Ghost` turns a :class:`~server.race.record.GameRecord` into its
+**progress schedule**: one :class:`GhostProgress` per logged move, stamped
+with the move's recorded race-clock time, then a final one. The ghost's
+state at any race-clock time is a pure function of that time
+(:meth:`Ghost.progress_at`), so every server process agrees on it and the
+ghost ranks like any racer (rules.md, "Race ranking": its foundation
+cards, its recorded reach time, its moves, its join order).
+
+End of a ghost: at its record's ``finished_ms`` (else its last move) its
+result becomes final with the recorded status when that is final (``won``,
+``stuck``, ``resigned``, ``timed_out``); a record that stopped while still
+playing ends ``resigned`` unless the replayed game is won or stuck. In a
+room with a time limit, moves after the limit are not played: the ghost
+ends ``timed_out`` at the limit, like a racer.
+
+:func:`run_ghost` plays the schedule on a live race clock: it waits until
+each progress is due and hands it to a callback (the authority saves it and
+broadcasts the room's ``progress``/``finished`` events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from server.rules import deal
+
+from .record import GameRecord, timeline
+
+__all__ = ["FINAL_STATUSES", "Ghost", "GhostProgress", "run_ghost"]
+
+FINAL_STATUSES: Final = ("won", "stuck", "resigned", "timed_out")
+
+
+@dataclass(frozen=True, slots=True)
+class GhostProgress:
+    """The ghost right after a move (or at its end, ``final``), on the race clock (ms)."""
+
+    race_clock_ms: int
+    foundation_cards: int
+    moves: int
+    redeals_used: int
+    merci_used: bool
+    status: str
+    reach_time_ms: int | None
+    final: bool
+    move: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON object with the same field names (the ``progress`` event's data)."""
+        return {"race_clock_ms": self.race_clock_ms, "foundation_cards": self.foundation_cards,
+                "moves": self.moves, "redeals_used": self.redeals_used,
+                "merci_used": self.merci_used, "status": self.status,
+                "reach_time_ms": self.reach_time_ms, "final": self.final, "move": self.move}
+
+
+class Ghost:
+    """The progress schedule of a recorded game (module docstring).
+
+    :raises IllegalLogMove: the record does not replay (check imports first).
+    """
+
+    def __init__(self, record: GameRecord, *, time_limit_ms: int | None = None) -> None:
+        self.record = record
+        game, steps = timeline(record)
+        start = deal(record.rules, record.deal_number).foundation_cards
+        self.start = GhostProgress(0, start, 0, 0, False, "playing", None, False)
+        schedule = [
+            GhostProgress(s.race_clock_ms, s.foundation_cards, s.index, s.redeals_used,
+                          s.merci_used, "playing", s.reach_time_ms, False, s.move)
+            for s in steps
+            if time_limit_ms is None or s.race_clock_ms <= time_limit_ms
+        ]
+        last = schedule[-1] if schedule else self.start
+        end_ms = max(record.finished_ms or 0, record.last_ms)
+        if time_limit_ms is not None and (len(schedule) < len(steps) or end_ms > time_limit_ms):
+            status, end_ms = "timed_out", time_limit_ms
+        elif record.status in FINAL_STATUSES:
+            status = record.status
+        elif game.status in ("won", "stuck"):
+            status = game.status
+        else:
+            status = "resigned"
+        schedule.append(GhostProgress(end_ms, last.foundation_cards, last.moves,
+                                      last.redeals_used, last.merci_used, status,
+                                      last.reach_time_ms, True))
+        self.schedule: tuple[GhostProgress, ...] = tuple(schedule)
+        self._times = [p.race_clock_ms for p in self.schedule]
+
+    @property
+    def name(self) -> str:
+        """The recorded racer's name."""
+        return self.record.name
+
+    @property
+    def result(self) -> GhostProgress:
+        """The ghost's final result."""
+        return self.schedule[-1]
+
+    @property
+    def final_ms(self) -> int:
+        """Race-clock time its result becomes final."""
+        return self.schedule[-1].race_clock_ms
+
+    def progress_at(self, race_clock_ms: int) -> GhostProgress:
+        """The ghost's state at ``race_clock_ms``: after every progress due by then."""
+        i = bisect.bisect_right(self._times, race_clock_ms)
+        return self.schedule[i - 1] if i else self.start
+
+    def due(self, after_ms: int, until_ms: int) -> list[GhostProgress]:
+        """Progress stamped in ``(after_ms, until_ms]``, in order."""
+        lo = bisect.bisect_right(self._times, after_ms)
+        hi = bisect.bisect_right(self._times, until_ms)
+        return list(self.schedule[lo:hi])
+
+
+async def run_ghost(
+    ghost: Ghost,
+    race_clock: Callable[[], Awaitable[int]],
+    emit: Callable[[GhostProgress], Awaitable[None]],
+    *,
+    after_ms: int = -1,
+    max_sleep_ms: int = 1000,
+) -> None:
+    """Emit each of ``ghost``'s progress stamped after ``after_ms`` once the race clock
+    (``race_clock()``, ms) reaches its stamp; return after the final one.
+
+    Resuming with ``after_ms`` = the last stamp emitted continues where a stopped
+    driver left off. Sleeps at most ``max_sleep_ms`` between clock reads, so a
+    clock that jumps is followed. Cancel the task to stop early.
+    """
+    for progress in ghost.schedule:
+        if progress.race_clock_ms <= after_ms:
+            continue
+        while (now := await race_clock()) < progress.race_clock_ms:
+            await asyncio.sleep(min(progress.race_clock_ms - now, max_sleep_ms) / 1000)
+        await emit(progress)
