@@ -1,0 +1,339 @@
+"""Shared machinery of the race authority: records ↔ views, room timers, tokens.
+
+:class:`AuthorityCore` holds what every action of
+:class:`~server.race.authority.RaceAuthority` needs: the store, the game
+cache, loading a room with its timers advanced (countdown end, time limit),
+ending a race exactly once, and the token checks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from server.rules import (
+    Game,
+    Move,
+    RuleSet,
+    new_game,
+    position_to_json,
+    replay,
+)
+from server.store.base import Store, VersionConflict
+
+from . import errors as err
+from .ids import (
+    is_code,
+    token_matches,
+)
+from .ranking import standings as rank_standings
+from .state import RacerRecord, RoomRecord, RosterEntry
+from .views import (
+    GameView,
+    RacerView,
+    RoomView,
+    RulesView,
+    Standings,
+)
+
+__all__ = ["AuthorityCore", "RaceConfig", "RoomOptions", "rules_view"]
+
+_RETRIES = 16
+_GAME_CACHE = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class RaceConfig:
+    """Authority settings (milliseconds)."""
+
+    ended_ttl_ms: int = 3_600_000
+    """Rooms and all their data vanish this long after the race ends or closes."""
+    waiting_ttl_ms: int = 6 * 3_600_000
+    """A room that never starts vanishes this long after its creation."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoomOptions:
+    """What ``create_room`` takes (docs/protocol.md, ``POST /rooms``); already
+    shape-checked by the transport, range-checked here."""
+
+    variant: str = "belle-lucie"
+    redeals: int | None = None
+    merci: bool | None = None
+    undo: bool | None = None
+    deal: int | Literal["random", "daily"] = "random"
+    capacity: int = 8
+    time_limit_s: int = 900
+    visibility: Literal["public", "private"] = "public"
+    countdown_s: int = 3
+
+
+def rules_view(rules: RuleSet) -> RulesView:
+    return RulesView.model_validate(rules.to_json())
+
+
+class AuthorityCore:
+    """Base of :class:`~server.race.authority.RaceAuthority` (see there)."""
+    """See the module docstring. One instance per process, over one store."""
+
+    def __init__(self, store: Store, config: RaceConfig | None = None) -> None:
+        self.store = store
+        self.config = config or RaceConfig()
+        self._games: OrderedDict[tuple[str, str], Game] = OrderedDict()
+        self._rules: dict[str, RuleSet] = {}
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _ruleset(self, room: RoomRecord) -> RuleSet:
+        rules = self._rules.get(room.id)
+        if rules is None:
+            rules = self._rules[room.id] = RuleSet.from_json(room.rules)
+        return rules
+
+    def _fresh(self, room: RoomRecord, racer_id: str) -> RacerRecord:
+        game = new_game(self._ruleset(room), room.deal_number, bytes.fromhex(room.redeal_key))
+        return RacerRecord(id=racer_id, foundation_cards=game.foundation_cards)
+
+    def _game(self, room: RoomRecord, racer: RacerRecord) -> Game:
+        key = (room.id, racer.id)
+        game = self._games.get(key)
+        if game is not None and len(game.log) == racer.version:
+            self._games.move_to_end(key)
+            return game
+        game = replay(self._ruleset(room), room.deal_number, bytes.fromhex(room.redeal_key),
+                      [Move.from_text(text) for text, _ in racer.log])
+        self._remember(key, game)
+        return game
+
+    def _remember(self, key: tuple[str, str], game: Game) -> None:
+        self._games[key] = game
+        self._games.move_to_end(key)
+        while len(self._games) > _GAME_CACHE:
+            self._games.popitem(last=False)
+
+    @staticmethod
+    def _clock(room: RoomRecord, now: int) -> int | None:
+        if room.start_at_ms is None or room.state in ("waiting", "countdown"):
+            return None
+        end = room.ended_ms if room.ended_ms is not None else now
+        return max(0, min(end - room.start_at_ms, room.time_limit_ms))
+
+    @staticmethod
+    def _status(room: RoomRecord, racer: RacerRecord) -> Any:
+        if racer.status == "waiting" and room.state in ("racing", "over"):
+            return "playing"
+        return racer.status
+
+    def _racer_view(self, room: RoomRecord, entry: RosterEntry,
+                    racer: RacerRecord | None) -> RacerView:
+        racer = racer or self._fresh(room, entry.id)
+        return RacerView(
+            id=entry.id, name=entry.name, join_order=entry.join_order, ready=entry.ready,
+            status=self._status(room, racer), foundation_cards=racer.foundation_cards,
+            moves=racer.version, redeals_used=racer.redeals_used, merci_used=racer.merci_used,
+            reach_time_ms=racer.reach_time_ms, finished_ms=racer.finished_ms, final=racer.final,
+        )
+
+    async def _racers(self, room: RoomRecord) -> dict[str, RacerRecord]:
+        stored = await self.store.get_racers(room.id)
+        return {rid: RacerRecord.model_validate(v.data) for rid, v in stored.items()}
+
+    async def _room_view(self, room: RoomRecord, now: int,
+                         racers: dict[str, RacerRecord] | None = None) -> RoomView:
+        if racers is None:
+            racers = await self._racers(room) if room.state != "waiting" else {}
+        starts_in = None
+        if room.state == "countdown" and room.start_at_ms is not None:
+            starts_in = max(0, room.start_at_ms - now)
+        return RoomView(
+            id=room.id, code=room.code, rules=rules_view(self._ruleset(room)),
+            deal_number=room.deal_number, state=room.state, capacity=room.capacity,
+            time_limit_ms=room.time_limit_ms, visibility=room.visibility,
+            countdown_ms=room.countdown_ms, starts_in_ms=starts_in,
+            race_clock_ms=self._clock(room, now),
+            racers=[self._racer_view(room, e, racers.get(e.id)) for e in room.roster],
+            seq=await self.store.last_seq(room.id),
+        )
+
+    def _game_view(self, room: RoomRecord, racer: RacerRecord, game: Game, now: int) -> GameView:
+        rules = game.rules
+        pos = game.position
+        active = room.state == "racing" and not racer.final
+        return GameView(
+            racer=racer.id, version=racer.version, status=self._status(room, racer),
+            final=racer.final, position=position_to_json(pos),  # type: ignore[arg-type]
+            legal_moves=[str(m) for m in game.legal_moves()] if active else [],
+            can_undo=active and game.can_undo, redeals_left=rules.redeals - pos.redeals_used,
+            merci_available=rules.merci and not pos.merci_used, moves=racer.version,
+            reach_time_ms=racer.reach_time_ms, race_clock_ms=self._clock(room, now),
+        )
+
+    def _event(self, room: RoomRecord, now: int, type_: str, **data: Any) -> dict[str, Any]:
+        return {"type": type_, "race_clock_ms": self._clock(room, now), **data}
+
+    # -- loading, timers ---------------------------------------------------------
+
+    async def _resolve(self, ref: str) -> str:
+        if len(ref) <= 64 and is_code(ref):
+            found = await self.store.find_room_by_code(ref.upper())
+            if found is not None:
+                return found
+        return ref
+
+    async def _load(self, ref: str) -> tuple[RoomRecord, int, int]:
+        """The room (timers advanced), its rev and the clock now.
+
+        :raises RoomNotFound:
+        """
+        if not ref or len(ref) > 64:
+            raise err.RoomNotFound(f"no room {ref[:64]!r}")
+        room_id = await self._resolve(ref)
+        for _ in range(_RETRIES):
+            got = await self.store.get_room(room_id)
+            if got is None:
+                raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
+            room = RoomRecord.model_validate(got.data)
+            now = await self.store.now_ms()
+            if room.state == "countdown" and room.start_at_ms is not None \
+                    and now >= room.start_at_ms:
+                await self._start_race(room, got.rev)
+                continue
+            if room.state == "racing" and room.start_at_ms is not None \
+                    and now - room.start_at_ms >= room.time_limit_ms:
+                await self._end_race(room.id)
+                continue
+            return room, got.rev, now
+        raise err.RoomNotFound(f"room {ref!r} is too busy; try again")
+
+    async def _start_race(self, room: RoomRecord, rev: int) -> None:
+        new = room.model_copy(update={"state": "racing"})
+        try:
+            await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
+                {"type": "started", "race_clock_ms": 0, "deal_number": room.deal_number}])
+        except VersionConflict:
+            return
+        ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
+        await self.store.expire_room(room.id, ttl)
+
+    async def _end_race(self, room_id: str) -> None:
+        """Time out unfinished racers at the time limit, then end the race once.
+
+        Idempotent: only the writer whose compare-and-set turns the room to
+        ``over`` publishes ``race_over``.
+        """
+        for _ in range(_RETRIES):
+            got = await self.store.get_room(room_id)
+            if got is None:
+                return
+            room = RoomRecord.model_validate(got.data)
+            if room.state != "racing" or room.start_at_ms is None:
+                return
+            now = await self.store.now_ms()
+            timed_out = now - room.start_at_ms >= room.time_limit_ms
+            racers = await self._racers(room)
+            for entry in room.roster:
+                racer = racers.get(entry.id)
+                if racer is None or not racer.final:
+                    if not timed_out:
+                        return  # not every result is final yet
+                    racers[entry.id] = await self._time_out(room, entry.id, now)
+            ended = min(now, room.start_at_ms + room.time_limit_ms)
+            over = room.model_copy(update={"state": "over", "ended_ms": ended})
+            views = [self._racer_view(over, e, racers.get(e.id)) for e in room.roster]
+            table = Standings(final=True, standings=rank_standings(views))
+            event = self._event(over, now, "race_over", **table.model_dump(mode="json"))
+            try:
+                await self.store.save_room(room_id, over.model_dump(mode="json"), got.rev, [event])
+            except VersionConflict:
+                continue
+            await self.store.expire_room(room_id, self.config.ended_ttl_ms)
+            return
+
+    async def _time_out(self, room: RoomRecord, racer_id: str, now: int) -> RacerRecord:
+        for _ in range(_RETRIES):
+            got = await self.store.get_racer(room.id, racer_id)
+            racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
+            if racer.final:
+                return racer
+            done = racer.model_copy(update={
+                "status": "timed_out", "final": True, "finished_ms": room.time_limit_ms})
+            event = {"type": "finished", "race_clock_ms": room.time_limit_ms,
+                     "racer": racer_id, "status": "timed_out"}
+            try:
+                await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
+                                            got.rev if got else 0, events=[event])
+            except VersionConflict:
+                continue
+            return done
+        raise VersionConflict(f"racer {racer_id}: too many concurrent writes")
+
+    async def tick(self) -> int:
+        """Advance every live room's timers (countdown end, time limit); returns
+        how many rooms were looked at. Safe to run in every process at once."""
+        ids = await self.store.room_ids()
+        for room_id in ids:
+            with contextlib.suppress(err.RoomNotFound):
+                await self._load(room_id)
+        return len(ids)
+
+    def _authorize(self, room: RoomRecord, racer_id: str, token: str | None) -> RosterEntry:
+        if not token:
+            raise err.AuthMissing("this call needs the racer's token (Authorization: Bearer)")
+        entry = room.entry(racer_id)
+        if entry is None:
+            raise err.RacerNotFound(f"no racer {racer_id!r} in this room", {"racer": racer_id})
+        if token_matches(token, entry.token_digest):
+            return entry
+        if any(token_matches(token, e.token_digest) for e in room.roster) \
+                or token_matches(token, room.host_digest):
+            raise err.AuthForbidden("this token belongs to someone else; one racer cannot "
+                                    "act for another")
+        raise err.AuthInvalidToken("the token is not valid for this racer")
+
+    def _authorize_host(self, room: RoomRecord, token: str | None) -> None:
+        if not token:
+            raise err.AuthMissing("this call needs the host token (Authorization: Bearer)")
+        if not token_matches(token, room.host_digest):
+            raise err.AuthInvalidToken("the token is not this room's host token")
+
+    async def _finish(self, ref: str, racer_id: str,
+                      status: Literal["resigned", "left"]) -> RacerView:
+        for _ in range(_RETRIES):
+            room, _, now = await self._load(ref)
+            self._check_racing(room)
+            got = await self.store.get_racer(room.id, racer_id)
+            racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
+            if racer.final:
+                raise err.RacerFinished(f"the result is already final ({racer.status})")
+            clock = self._clock(room, now) or 0
+            done = racer.model_copy(update={"status": status, "final": True,
+                                            "finished_ms": clock})
+            events = [self._event(room, now, "finished", racer=racer_id, status=status)]
+            if status == "left":
+                events.insert(0, self._event(room, now, "left", racer=racer_id))
+            try:
+                await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
+                                            got.rev if got else 0, events=events)
+            except VersionConflict:
+                continue
+            await self._end_race(room.id)
+            entry = room.entry(racer_id)
+            assert entry is not None
+            return self._racer_view(room, entry, done)
+        raise VersionConflict("racer too busy")
+
+    @staticmethod
+    def _check_racing(room: RoomRecord) -> None:
+        if room.state in ("waiting", "countdown"):
+            raise err.RoomNotRacing(f"the race has not started (room is {room.state})",
+                                    {"state": room.state})
+        if room.state in ("over", "closed"):
+            raise err.RoomOver(f"the race is {room.state}", {"state": room.state})
+
+    async def _racer_and_game(self, room: RoomRecord,
+                              racer_id: str) -> tuple[RacerRecord, int, Game]:
+        got = await self.store.get_racer(room.id, racer_id)
+        racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
+        return racer, (got.rev if got else 0), self._game(room, racer)

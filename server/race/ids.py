@@ -1,0 +1,94 @@
+"""Room ids and codes, racer ids, secret tokens and display names.
+
+Tokens are ``secrets.token_urlsafe(24)`` (192 bits); the store keeps only
+their SHA-256 (:func:`token_digest`) and :func:`token_matches` compares in
+constant time. Room codes are six characters from an alphabet without the
+look-alikes 0/O, 1/I/L.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import unicodedata
+from typing import Final
+
+__all__ = [
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "NAME_MAX",
+    "check_name",
+    "is_code",
+    "new_code",
+    "new_racer_id",
+    "new_room_id",
+    "new_token",
+    "random_deal_number",
+    "token_digest",
+    "token_matches",
+]
+
+CODE_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH: Final = 6
+NAME_MAX: Final = 24
+_CODE_RE: Final = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+
+
+def new_room_id() -> str:
+    """A room id: 16 url-safe characters."""
+    return secrets.token_urlsafe(12)
+
+
+def new_racer_id() -> str:
+    """A racer id, unique within its room: 8 url-safe characters."""
+    return secrets.token_urlsafe(6)
+
+
+def new_code() -> str:
+    """A short human-friendly room code, e.g. ``"K7QX2M"``."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def is_code(text: str) -> bool:
+    """Whether ``text`` (any case) has the shape of a room code."""
+    return bool(_CODE_RE.fullmatch(text.upper()))
+
+
+def new_token() -> str:
+    """A secret bearer token: 192 random bits, url-safe text."""
+    return secrets.token_urlsafe(24)
+
+
+def token_digest(token: str) -> str:
+    """SHA-256 of a token, hex: what the store keeps instead of the token."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def token_matches(token: str | None, digest: str) -> bool:
+    """Constant-time check of a presented token against a stored digest."""
+    if not token or not digest:
+        return False
+    return hmac.compare_digest(token_digest(token), digest)
+
+
+def check_name(name: str) -> str:
+    """The display name, trimmed, or :class:`ValueError` with the reason.
+
+    A name has 1–24 characters after trimming, no control or format
+    characters; inner runs of spaces become one space.
+    """
+    cleaned = " ".join(unicodedata.normalize("NFC", name).split())
+    if not cleaned:
+        raise ValueError("a name needs at least one visible character")
+    if len(cleaned) > NAME_MAX:
+        raise ValueError(f"a name has at most {NAME_MAX} characters")
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in cleaned):
+        raise ValueError("a name may not hold control or invisible characters")
+    return cleaned
+
+
+def random_deal_number() -> int:
+    """A random deal number in 1 … 999,999,999."""
+    return secrets.randbelow(999_999_999) + 1

@@ -1,0 +1,286 @@
+"""Room and racer actions of the race authority: create, list, start, close,
+join, ready, leave/kick, resign, authenticate (docs/protocol.md, "REST")."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from typing import Any
+
+from server.rules import (
+    RulesError,
+    RuleSet,
+    new_game,
+)
+from server.store.base import VersionConflict
+
+from . import errors as err
+from .core import AuthorityCore, RoomOptions
+from .daily import daily_deal, utc_date
+from .ids import (
+    check_name,
+    new_code,
+    new_racer_id,
+    new_room_id,
+    new_token,
+    random_deal_number,
+    token_digest,
+    token_matches,
+)
+from .state import RoomRecord, RosterEntry
+from .views import (
+    RacerView,
+    RoomView,
+)
+
+__all__ = ["Lobby"]
+
+_RETRIES = 16
+
+
+class Lobby(AuthorityCore):
+    """Room and racer actions; each checks auth → room → state → save → publish."""
+
+    # -- rooms -------------------------------------------------------------------
+
+    async def create_room(self, options: RoomOptions) -> tuple[RoomView, str]:
+        """A new room in state ``waiting`` → its view and the host token.
+
+        :raises RequestInvalid: unknown variant, bad overrides or ranges.
+        """
+        try:
+            rules = RuleSet.from_json({"variant": options.variant}).with_overrides(
+                redeals=options.redeals, merci=options.merci, undo=options.undo)
+        except RulesError as exc:
+            raise err.RequestInvalid(str(exc), {"field": "variant"}) from None
+        if not 1 <= options.capacity <= 64:
+            raise err.RequestInvalid("capacity is 1…64", {"field": "capacity"})
+        if not 10 <= options.time_limit_s <= 4 * 3600:
+            raise err.RequestInvalid("time_limit_s is 10…14400", {"field": "time_limit_s"})
+        if not 0 <= options.countdown_s <= 60:
+            raise err.RequestInvalid("countdown_s is 0…60", {"field": "countdown_s"})
+        now = await self.store.now_ms()
+        if options.deal == "random":
+            deal_number = random_deal_number()
+        elif options.deal == "daily":
+            deal_number = daily_deal(options.variant, utc_date(now))
+        else:
+            deal_number = options.deal
+        try:
+            new_game(rules, deal_number, b"")
+        except RulesError as exc:
+            raise err.RequestInvalid(str(exc), {"field": "deal"}) from None
+        host_token = new_token()
+        room_id = new_room_id()
+        code = new_code()
+        while not await self.store.claim_code(code, room_id):
+            code = new_code()
+        room = RoomRecord(
+            id=room_id, code=code, rules=rules.to_json(), deal_number=deal_number,
+            redeal_key=secrets.token_bytes(32).hex(), capacity=options.capacity,
+            time_limit_ms=options.time_limit_s * 1000, visibility=options.visibility,
+            countdown_ms=options.countdown_s * 1000, host_digest=token_digest(host_token),
+            created_ms=now,
+        )
+        await self.store.save_room(room_id, room.model_dump(mode="json"), 0,
+                                   [self._event(room, now, "created", code=code)])
+        await self.store.expire_room(room_id, self.config.waiting_ttl_ms)
+        return await self._room_view(room, now, {}), host_token
+
+    async def get_room(self, ref: str) -> RoomView:
+        """The room by id or code. :raises RoomNotFound:"""
+        room, _, now = await self._load(ref)
+        return await self._room_view(room, now)
+
+    async def list_rooms(self, limit: int = 100) -> list[RoomView]:
+        """Public rooms waiting for racers, newest first, at most ``limit``."""
+        rooms: list[RoomRecord] = []
+        for room_id in await self.store.room_ids():
+            got = await self.store.get_room(room_id)
+            if got is None:
+                continue
+            room = RoomRecord.model_validate(got.data)
+            if room.state == "waiting" and room.visibility == "public" \
+                    and len(room.roster) < room.capacity:
+                rooms.append(room)
+        rooms.sort(key=lambda r: r.created_ms, reverse=True)
+        now = await self.store.now_ms()
+        return [await self._room_view(r, now, {}) for r in rooms[:limit]]
+
+    async def start(self, ref: str, host_token: str | None) -> RoomView:
+        """Host starts the countdown; the race starts ``countdown_ms`` later.
+
+        :raises AuthMissing, RoomNotFound, AuthInvalidToken, RoomNotWaiting, RoomNoRacers:
+        """
+        if not host_token:
+            raise err.AuthMissing("starting needs the host token")
+        for _ in range(_RETRIES):
+            room, rev, now = await self._load(ref)
+            self._authorize_host(room, host_token)
+            if room.state != "waiting":
+                raise err.RoomNotWaiting(f"the room is {room.state}", {"state": room.state})
+            if not room.roster:
+                raise err.RoomNoRacers("nobody has joined yet")
+            try:
+                new = await self._countdown(room, rev, now, [])
+            except VersionConflict:
+                continue
+            return await self._room_view(new, now, {})
+        raise VersionConflict("room too busy")
+
+    async def _countdown(self, room: RoomRecord, rev: int, now: int,
+                         events: list[dict[str, Any]]) -> RoomRecord:
+        new = room.model_copy(update={"state": "countdown",
+                                      "start_at_ms": now + room.countdown_ms})
+        events = [*events, self._event(new, now, "countdown", starts_in_ms=room.countdown_ms)]
+        if room.countdown_ms == 0:
+            new = new.model_copy(update={"state": "racing"})
+            events.append({"type": "started", "race_clock_ms": 0,
+                           "deal_number": room.deal_number})
+        await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
+        ttl = room.countdown_ms + room.time_limit_ms + self.config.ended_ttl_ms + 60_000
+        await self.store.expire_room(room.id, ttl)
+        return new
+
+    async def close(self, ref: str, host_token: str | None) -> RoomView:
+        """Host closes the room: no more moves; everything expires later.
+
+        :raises AuthMissing, RoomNotFound, AuthInvalidToken, RoomOver:
+        """
+        if not host_token:
+            raise err.AuthMissing("closing needs the host token")
+        for _ in range(_RETRIES):
+            room, rev, now = await self._load(ref)
+            self._authorize_host(room, host_token)
+            if room.state in ("over", "closed"):
+                raise err.RoomOver(f"the room is already {room.state}")
+            new = room.model_copy(update={
+                "state": "closed", "ended_ms": now if room.start_at_ms else None})
+            try:
+                await self.store.save_room(room.id, new.model_dump(mode="json"), rev,
+                                           [self._event(new, now, "closed")])
+            except VersionConflict:
+                continue
+            await self.store.expire_room(room.id, self.config.ended_ttl_ms)
+            return await self._room_view(new, now)
+        raise VersionConflict("room too busy")
+
+    # -- racers ------------------------------------------------------------------
+
+    async def join(self, ref: str, name: str) -> tuple[RacerView, str]:
+        """Join a waiting room → the racer's view and secret token.
+
+        :raises RoomNotFound, RoomNotWaiting, RoomFull, RequestInvalid, RacerNameTaken:
+        """
+        try:
+            name = check_name(name)
+        except ValueError as exc:
+            raise err.RequestInvalid(str(exc), {"field": "name"}) from None
+        token = new_token()
+        for _ in range(_RETRIES):
+            room, rev, now = await self._load(ref)
+            if room.state != "waiting":
+                raise err.RoomNotWaiting(f"the race is {room.state}: spectate instead",
+                                         {"state": room.state})
+            if len(room.roster) >= room.capacity:
+                raise err.RoomFull(f"the room holds {room.capacity} racers")
+            if any(e.name.casefold() == name.casefold() for e in room.roster):
+                raise err.RacerNameTaken(f"{name!r} is taken in this room", {"name": name})
+            entry = RosterEntry(id=new_racer_id(), name=name, join_order=room.joins + 1,
+                                token_digest=token_digest(token))
+            new = room.model_copy(update={"roster": [*room.roster, entry],
+                                          "joins": room.joins + 1})
+            view = self._racer_view(new, entry, None)
+            try:
+                await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
+                    self._event(new, now, "joined", racer=view.model_dump(mode="json"))])
+            except VersionConflict:
+                continue
+            fresh = self._fresh(new, entry.id)
+            with contextlib.suppress(VersionConflict):
+                await self.store.save_racer(room.id, entry.id, fresh.model_dump(mode="json"), 0)
+            return view, token
+        raise VersionConflict("room too busy")
+
+    async def set_ready(self, ref: str, racer_id: str, token: str | None,
+                        ready: bool) -> RacerView:
+        """Mark a racer (not) ready; when every racer is ready the countdown starts.
+
+        :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
+            AuthForbidden, RoomNotWaiting:
+        """
+        if not token:
+            raise err.AuthMissing("this call needs the racer's token")
+        for _ in range(_RETRIES):
+            room, rev, now = await self._load(ref)
+            entry = self._authorize(room, racer_id, token)
+            if room.state != "waiting":
+                raise err.RoomNotWaiting(f"the room is {room.state}", {"state": room.state})
+            roster = [e.model_copy(update={"ready": ready}) if e.id == racer_id else e
+                      for e in room.roster]
+            new = room.model_copy(update={"roster": roster})
+            events = [self._event(new, now, "ready", racer=racer_id, ready=ready)]
+            try:
+                if all(e.ready for e in roster):
+                    new = await self._countdown(new, rev, now, events)
+                else:
+                    await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
+            except VersionConflict:
+                continue
+            entry = new.entry(racer_id) or entry
+            return self._racer_view(new, entry, None)
+        raise VersionConflict("room too busy")
+
+    async def leave(self, ref: str, racer_id: str, token: str | None) -> None:
+        """The racer leaves (their token) or the host kicks them (host token).
+        Before the start the racer is removed; during the race their result
+        becomes final with status ``left``.
+
+        :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
+            AuthForbidden, RoomOver:
+        """
+        if not token:
+            raise err.AuthMissing("this call needs the racer's or the host's token")
+        for _ in range(_RETRIES):
+            room, rev, now = await self._load(ref)
+            if not token_matches(token, room.host_digest):
+                self._authorize(room, racer_id, token)
+            elif room.entry(racer_id) is None:
+                raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
+            if room.state in ("over", "closed"):
+                raise err.RoomOver(f"the room is {room.state}")
+            if room.state == "waiting":
+                new = room.model_copy(update={
+                    "roster": [e for e in room.roster if e.id != racer_id]})
+                try:
+                    await self.store.save_room(room.id, new.model_dump(mode="json"), rev,
+                                               [self._event(new, now, "left", racer=racer_id)])
+                except VersionConflict:
+                    continue
+                return
+            await self._finish(ref, racer_id, "left")
+            return
+        raise VersionConflict("room too busy")
+
+    async def resign(self, ref: str, racer_id: str, token: str | None) -> RacerView:
+        """The racer concedes: their result becomes final as it stands.
+
+        :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
+            AuthForbidden, RoomNotRacing, RoomOver, RacerFinished:
+        """
+        if not token:
+            raise err.AuthMissing("this call needs the racer's token")
+        room, _, _ = await self._load(ref)
+        self._authorize(room, racer_id, token)
+        return await self._finish(ref, racer_id, "resigned")
+
+    async def authenticate(self, ref: str, token: str) -> tuple[str, str]:
+        """``(room id, racer id)`` of a racer's token, for a WebSocket.
+
+        :raises RoomNotFound, AuthInvalidToken:
+        """
+        room, _, _ = await self._load(ref)
+        for e in room.roster:
+            if token_matches(token, e.token_digest):
+                return room.id, e.id
+        raise err.AuthInvalidToken("the token is not a racer's of this room")

@@ -1,0 +1,152 @@
+"""Game actions of the race authority: game state, moves, standings, replays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.rules import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+)
+from server.store.base import VersionConflict
+
+from . import errors as err
+from .core import AuthorityCore, rules_view
+from .ranking import standings as rank_standings
+from .state import RacerRecord, RoomRecord
+from .views import (
+    Ack,
+    GameView,
+    Replay,
+    ReplayMove,
+    Standings,
+)
+
+__all__ = ["Play"]
+
+_RETRIES = 16
+
+
+class Play(AuthorityCore):
+    """Moves and results; :meth:`move` checks in the order of :mod:`server.race.authority`."""
+
+    async def game(self, ref: str, racer_id: str) -> GameView:
+        """A racer's full game state (public: spectators may look).
+
+        :raises RoomNotFound, RacerNotFound:
+        """
+        room, _, now = await self._load(ref)
+        if room.entry(racer_id) is None:
+            raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
+        racer, _, game = await self._racer_and_game(room, racer_id)
+        return self._game_view(room, racer, game, now)
+
+    async def move(self, ref: str, racer_id: str, token: str | None, move: Any,
+                   expected_version: int, client_move_id: str) -> Ack:
+        """Apply one move (text or JSON form, undo and autoplay included).
+
+        Idempotent on ``client_move_id``: a repeat returns the first answer and
+        applies nothing. Checks in the module's order.
+
+        :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
+            AuthForbidden, RoomNotRacing, RoomOver, RacerFinished,
+            MoveStaleVersion (details.game: the current game), MoveInvalid, MoveIllegal:
+        """
+        if not token:
+            raise err.AuthMissing("a move needs the racer's token")
+        for _ in range(_RETRIES):
+            room, _, now = await self._load(ref)
+            self._authorize(room, racer_id, token)
+            first = await self.store.get_answer(room.id, racer_id, client_move_id)
+            if first is not None:
+                return Ack.model_validate(first)
+            self._check_racing(room)
+            assert room.start_at_ms is not None
+            clock = now - room.start_at_ms
+            racer, rev, game = await self._racer_and_game(room, racer_id)
+            if racer.final:
+                raise err.RacerFinished(f"the result is final ({racer.status})",
+                                        {"status": racer.status})
+            if expected_version != racer.version:
+                raise err.MoveStaleVersion(
+                    f"expected version {expected_version}, the game is at {racer.version}",
+                    {"game": self._game_view(room, racer, game, now).model_dump(mode="json")})
+            try:
+                parsed = Move.from_json(move)
+                after = game.play(parsed)
+            except InvalidMoveError as exc:
+                raise err.MoveInvalid(str(exc), {"move": move}) from None
+            except IllegalMoveError as exc:
+                raise err.MoveIllegal(exc.reason, {"move": str(parsed)}) from None
+            new = self._after(room, racer, after, clock)
+            view = self._game_view(room, new, after, now)
+            applied = [str(m) for m in after.log[len(game.log):]]
+            ack = Ack(client_move_id=client_move_id, version=new.version, race_clock_ms=clock,
+                      applied=applied, game=view)
+            events = [self._event(room, now, "progress", racer=racer_id,
+                                  foundation_cards=new.foundation_cards, moves=new.version,
+                                  redeals_used=new.redeals_used, merci_used=new.merci_used,
+                                  status=new.status, reach_time_ms=new.reach_time_ms)]
+            if new.final:
+                events.append(self._event(room, now, "finished", racer=racer_id,
+                                          status=new.status))
+            try:
+                await self.store.save_racer(
+                    room.id, racer_id, new.model_dump(mode="json"), rev,
+                    answer=(client_move_id, ack.model_dump(mode="json")), events=events)
+            except VersionConflict:
+                continue
+            self._remember((room.id, racer_id), after)
+            if new.final:
+                await self._end_race(room.id)
+            return ack
+        raise VersionConflict("racer too busy")
+
+    def _after(self, room: RoomRecord, racer: RacerRecord, game: Game, clock: int) -> RacerRecord:
+        pos = game.position
+        log = [*racer.log, *((str(m), clock) for m in game.log[racer.version:])]
+        reach = racer.reach_time_ms
+        if pos.foundation_cards != racer.foundation_cards:
+            reach = clock
+        state = game.status
+        status: Any = "playing" if state == "playing" else state
+        final = state == "won" or (state == "stuck" and not game.rules.undo)
+        return RacerRecord(
+            id=racer.id, status=status, log=log, foundation_cards=pos.foundation_cards,
+            redeals_used=pos.redeals_used, merci_used=pos.merci_used, reach_time_ms=reach,
+            finished_ms=clock if final else None, final=final,
+        )
+
+    # -- results -----------------------------------------------------------------
+
+    async def standings(self, ref: str) -> Standings:
+        """Ranked standings (rules.md, "Race ranking"); final once the race is over.
+
+        :raises RoomNotFound:
+        """
+        room, _, _now = await self._load(ref)
+        racers = await self._racers(room)
+        views = [self._racer_view(room, e, racers.get(e.id)) for e in room.roster]
+        return Standings(final=room.state == "over", standings=rank_standings(views))
+
+    async def replay(self, ref: str, racer_id: str) -> Replay:
+        """A racer's move log with race-clock times; the redeal key once the race
+        is over (or closed).
+
+        :raises RoomNotFound, RacerNotFound:
+        """
+        room, _, _now = await self._load(ref)
+        entry = room.entry(racer_id)
+        if entry is None:
+            raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
+        racer, _, _ = await self._racer_and_game(room, racer_id)
+        revealed = room.state in ("over", "closed")
+        return Replay(
+            rules=rules_view(self._ruleset(room)), deal_number=room.deal_number,
+            redeal_key=room.redeal_key if revealed else None, player=entry.name,
+            moves=[ReplayMove(move=m, race_clock_ms=t, version=i)
+                   for i, (m, t) in enumerate(racer.log, 1)],
+            result=self._racer_view(room, entry, racer),
+        )

@@ -1,0 +1,41 @@
+"""Race ranking and points (rules.md, "Race ranking"; seed 003 for points).
+
+Pure functions over :class:`~server.race.views.RacerView` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .views import RacerView, Standing
+
+__all__ = ["points", "rank_key", "standings"]
+
+
+def rank_key(racer: RacerView) -> tuple[int, int, int, int]:
+    """Sort key, best first: more foundation cards, earlier reach time (none = 0),
+    fewer moves, earlier join."""
+    return (-racer.foundation_cards, racer.reach_time_ms or 0, racer.moves, racer.join_order)
+
+
+def points(racer: RacerView) -> int:
+    """Seed 003's score: 5 per foundation card; a win adds 500 plus
+    ``max(0, 1200 − s)`` where ``s`` is the reach time in whole seconds."""
+    score = 5 * racer.foundation_cards
+    if racer.status == "won":
+        seconds = (racer.reach_time_ms or 0) // 1000
+        score += 500 + max(0, 1200 - seconds)
+    return score
+
+
+def standings(racers: Iterable[RacerView]) -> list[Standing]:
+    """Ranked standings, rank 1 first (ranks are unique: join order breaks ties)."""
+    ordered = sorted(racers, key=rank_key)
+    return [
+        Standing(
+            rank=i, racer=r.id, name=r.name, foundation_cards=r.foundation_cards,
+            reach_time_ms=r.reach_time_ms, moves=r.moves, join_order=r.join_order,
+            status=r.status, final=r.final, points=points(r),
+        )
+        for i, r in enumerate(ordered, 1)
+    ]

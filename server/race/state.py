@@ -1,0 +1,79 @@
+"""The stored records of the authority: a room and a racer's game.
+
+Both are pydantic models stored as JSON through :mod:`server.store`
+(``model_dump(mode="json")``). Tokens are kept only as SHA-256 digests.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .views import RacerStatus, RoomState
+
+__all__ = ["FINAL_STATUSES", "RacerRecord", "RoomRecord", "RosterEntry"]
+
+FINAL_STATUSES = frozenset({"won", "resigned", "timed_out", "left"})
+"""Statuses that are always final (``stuck`` is final only without undo)."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RosterEntry(_Record):
+    """A racer as the room knows them."""
+
+    id: str
+    name: str
+    join_order: int
+    token_digest: str
+    ready: bool = False
+
+
+class RoomRecord(_Record):
+    """A room; times ``*_at_ms`` / ``created_ms`` are Unix ms of the store clock."""
+
+    id: str
+    code: str
+    rules: dict[str, object]
+    deal_number: int
+    redeal_key: str
+    state: RoomState = "waiting"
+    capacity: int
+    time_limit_ms: int
+    visibility: Literal["public", "private"]
+    countdown_ms: int
+    host_digest: str
+    created_ms: int
+    start_at_ms: int | None = None
+    ended_ms: int | None = None
+    roster: list[RosterEntry] = []
+    joins: int = 0
+
+    def entry(self, racer_id: str) -> RosterEntry | None:
+        """The roster entry of ``racer_id``, or ``None``."""
+        for e in self.roster:
+            if e.id == racer_id:
+                return e
+        return None
+
+
+class RacerRecord(_Record):
+    """A racer's game: the log of ``[move text, race-clock ms]`` and its summary."""
+
+    id: str
+    status: RacerStatus = "waiting"
+    log: list[tuple[str, int]] = []
+    foundation_cards: int = 0
+    redeals_used: int = 0
+    merci_used: bool = False
+    reach_time_ms: int | None = None
+    finished_ms: int | None = None
+    final: bool = False
+
+    @property
+    def version(self) -> int:
+        """Moves applied so far (the log length)."""
+        return len(self.log)

@@ -1,0 +1,170 @@
+"""What the authority answers: pydantic models of the wire views (docs/protocol.md).
+
+The REST API returns these models as JSON and the OpenAPI document is
+generated from them; WebSocket events embed them. Times are milliseconds:
+``*_ms`` on the race clock (since the race started) unless named otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Ack",
+    "GameView",
+    "PositionView",
+    "RacerStatus",
+    "RacerView",
+    "Replay",
+    "ReplayMove",
+    "RoomState",
+    "RoomView",
+    "RulesView",
+    "Standing",
+    "Standings",
+]
+
+RacerStatus = Literal["waiting", "playing", "won", "stuck", "resigned", "timed_out", "left"]
+"""A racer's status; ``stuck`` is final only when the room disables undo."""
+
+RoomState = Literal["waiting", "countdown", "racing", "over", "closed"]
+"""A room's life: waiting for racers → countdown → racing → over (or closed by the host)."""
+
+
+class _View(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RulesView(_View):
+    """The room's rule set: a variant plus the overrides (rules.md, "Variants")."""
+
+    variant: str
+    name: str
+    decks: int
+    layout: str
+    build: str
+    max_fan: int | None
+    king_fills_empty: bool
+    redeals: int
+    merci: bool
+    undo: bool
+    cells: int
+
+
+class RacerView(_View):
+    """One racer's public progress."""
+
+    id: str
+    name: str
+    join_order: int = Field(description="1 for the first racer to join")
+    ready: bool
+    status: RacerStatus
+    foundation_cards: int
+    moves: int = Field(description="moves in the log (undo counts, autoplay expanded)")
+    redeals_used: int
+    merci_used: bool
+    reach_time_ms: int | None = Field(
+        description="race clock of the move that last changed the foundation count; "
+        "null while none has (ranks as 0)")
+    finished_ms: int | None = Field(description="race clock when the result became final")
+    final: bool
+
+
+class RoomView(_View):
+    """A room: rule set, deal, state, racers and the last room event number."""
+
+    id: str
+    code: str = Field(description="short human-friendly code; usable wherever {room} is")
+    rules: RulesView
+    deal_number: int
+    state: RoomState
+    capacity: int
+    time_limit_ms: int
+    visibility: Literal["public", "private"]
+    countdown_ms: int
+    starts_in_ms: int | None = Field(description="during the countdown: ms until the start")
+    race_clock_ms: int | None = Field(description="ms since the start (null before it)")
+    racers: list[RacerView]
+    seq: int = Field(description="sequence number of the room's latest event")
+
+
+class PositionView(_View):
+    """A game's table (server.rules.serialize)."""
+
+    fans: list[list[str]] = Field(description="each fan bottom → top; [] = gone")
+    foundations: list[tuple[str, int]] = Field(description="[suit, top rank] (0: empty)")
+    cells: list[str | None]
+    redeals_used: int
+    merci_used: bool
+    foundation_cards: int
+
+
+class GameView(_View):
+    """A racer's full game state."""
+
+    racer: str
+    version: int = Field(description="moves applied so far; name it as expected_version")
+    status: RacerStatus
+    final: bool
+    position: PositionView
+    legal_moves: list[str] = Field(description="legal moves now, text notation")
+    can_undo: bool
+    redeals_left: int
+    merci_available: bool
+    moves: int
+    reach_time_ms: int | None
+    race_clock_ms: int | None
+
+
+class Ack(_View):
+    """An accepted move; a repeated ``client_move_id`` gets this same answer again."""
+
+    client_move_id: str
+    version: int
+    race_clock_ms: int
+    applied: list[str] = Field(description="the log entries the move became (autoplay expands)")
+    game: GameView
+
+
+class Standing(_View):
+    """One line of the standings (rules.md, "Race ranking")."""
+
+    rank: int
+    racer: str
+    name: str
+    foundation_cards: int
+    reach_time_ms: int | None
+    moves: int
+    join_order: int
+    status: RacerStatus
+    final: bool
+    points: int = Field(description="seed 003: 5 per foundation card; a win adds 500 "
+                        "and max(0, 1200 − whole seconds of the reach time)")
+
+
+class Standings(_View):
+    """Ranked standings; ``final`` once the race is over."""
+
+    final: bool
+    standings: list[Standing]
+
+
+class ReplayMove(_View):
+    """One log entry of a replay."""
+
+    move: str
+    race_clock_ms: int
+    version: int = Field(description="1-based index of the entry in the log")
+
+
+class Replay(_View):
+    """A racer's move log; with the deal number and the redeal key it reproduces the game."""
+
+    rules: RulesView
+    deal_number: int
+    redeal_key: str | None = Field(description="hex; null until the race is over")
+    player: str
+    moves: list[ReplayMove]
+    result: RacerView
