@@ -12,7 +12,12 @@ import sys
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS: list[str] = ["client_cli.deal_cmd"]
+COMMANDS: list[str] = [
+    "client_cli.play_cmd",
+    "client_cli.info_cmd",
+    "client_cli.bot_cmd",
+    "client_cli.deal_cmd",
+]
 """Modules that register a subcommand, in help order."""
 
 

@@ -1,0 +1,447 @@
+"""The race board: a Textual app that races (or watches) one room live.
+
+The app never changes the table on its own: a move is sent to the server,
+and the board shows the game the server's acknowledgement carries (or the
+refusal's reason, in place, in the message line). Room events move the
+opponents panel; a dropped connection is resumed by
+:class:`~client_cli.api.RoomConnection` while the board stays on screen
+with a "reconnecting" note.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.containers import Container
+from textual.widgets import Input, Static
+
+from server.rules import InvalidMoveError, parse_card, parse_move
+from server.rules.cards import card_glyph
+
+from ..api import (
+    AckView,
+    ApiError,
+    ConnectionState,
+    GameView,
+    LucieClient,
+    MoveRefused,
+    RacerView,
+    RoomConnection,
+    RoomEvent,
+    RoomView,
+    ServerError,
+    Snapshot,
+    StandingView,
+    Welcome,
+    refused_game,
+)
+from .model import (
+    FINAL_STATUSES,
+    apply_progress,
+    fmt_clock,
+    merci_targets,
+    rank_racers,
+    targets_for,
+)
+from .screens import ConfirmScreen, ResultsScreen
+from .widgets import FanClicked, FanView, FoundationClicked, FoundationsView, OpponentsPanel
+
+__all__ = ["RaceApp", "Seat"]
+
+HELP = "3f · 3 7 · r redeal · u undo · a autoplay · m 5H f merci · s start · q quit"
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who the board races as: server ``url``, ``room`` (id or code), the racer's
+    id and token (both ``None`` to watch) and the host token when we made the room."""
+
+    url: str
+    room: str
+    racer: str | None = None
+    token: str | None = None
+    host_token: str | None = None
+
+
+class RaceApp(App[int]):
+    """Full-screen board for one room (see the module docstring).
+
+    Exits with 0, or 1 when the server became unreachable or the room vanished.
+    """
+
+    CSS_PATH = "board.tcss"
+    TITLE = "La Belle Lucie race"
+
+    def __init__(self, seat: Seat, *, reconnect_give_up_s: float = 120.0) -> None:
+        super().__init__()
+        self.seat = seat
+        self.client = LucieClient(seat.url)
+        self.conn = RoomConnection(seat.url, seat.room, seat.token,
+                                   give_up_after=reconnect_give_up_s)
+        self.room: RoomView | None = None
+        self.racers: dict[str, RacerView] = {}
+        self.game: GameView | None = None
+        self.watched: str | None = seat.racer
+        self.selected: tuple[int, str | None] | None = None  # (fan, merci card)
+        self.targets: set[str] = set()
+        self.pending_move: str | None = None
+        self.connection_note = "connecting…"
+        self.fatal: str | None = None
+        self.countdown_until: float | None = None
+        self.clock_base: tuple[int, float] | None = None  # (race_clock_ms, monotonic)
+        self.standings: list[StandingView] | None = None
+        self._fans_key: tuple[tuple[str, ...], ...] | None = None
+
+    # layout ------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        yield FoundationsView(id="foundations")
+        yield Static(id="banner")
+        yield Container(id="fans")
+        yield OpponentsPanel(id="opponents")
+        yield Static(id="message")
+        yield Input(placeholder=f"move: {HELP}", id="move")
+
+    async def on_mount(self) -> None:
+        self.query_one("#move", Input).focus()
+        self.set_interval(0.25, self._tick)
+        self.run_worker(self._listen(), name="room-listener", exit_on_error=False)
+
+    async def on_unmount(self) -> None:
+        await self.conn.close()
+        await self.client.aclose()
+
+    # the room's messages ------------------------------------------------
+    async def _listen(self) -> None:
+        try:
+            await self.conn.open()
+            async for msg in self.conn:
+                await self._handle(msg)
+        except ApiError as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: ApiError) -> None:
+        what = {"room/not_found": "The room is gone",
+                "client/unreachable": "The server is unreachable"}.get(exc.code, "Disconnected")
+        self.fatal = f"{what}: {exc.message}. Type q and Enter to leave."
+        self.connection_note = "offline"
+        self.say(self.fatal, "refused")
+        self._render_all()
+
+    async def _handle(self, msg: Any) -> None:
+        if isinstance(msg, Welcome | Snapshot):
+            self._set_room(msg.room)
+            if msg.room.state in ("racing", "over"):
+                await self._refresh_game()
+            if isinstance(msg, Welcome):
+                self.connection_note = "live"
+        elif isinstance(msg, RoomEvent):
+            await self._on_event(msg)
+        elif isinstance(msg, ConnectionState):
+            if msg.connected:
+                self.connection_note = "live"
+                self.say("reconnected", "ok")
+                await self._refresh_game()
+            else:
+                self.connection_note = f"reconnecting… (attempt {msg.attempt})"
+        elif isinstance(msg, ServerError):
+            self.say(f"server: {msg.message}", "refused")
+        elif isinstance(msg, AckView):
+            self._set_game(msg.game)
+        self._render_all()
+
+    def _set_room(self, room: RoomView) -> None:
+        self.room = room
+        self.racers = {r.id: r for r in room.racers}
+        if room.race_clock_ms is not None:
+            self.clock_base = (room.race_clock_ms, time.monotonic())
+        if room.state == "countdown" and room.countdown_ms is not None:
+            self.countdown_until = time.monotonic() + room.countdown_ms / 1000
+
+    async def _on_event(self, ev: RoomEvent) -> None:
+        room = self.room
+        data = ev.data
+        if ev.race_clock_ms is not None and room is not None and room.state == "racing":
+            self.clock_base = (ev.race_clock_ms, time.monotonic())
+        if ev.type == "joined" and isinstance(data.get("racer"), dict):
+            racer = RacerView.model_validate(data["racer"])
+            self.racers[racer.id] = racer
+        elif ev.type in ("progress", "finished", "ready", "left"):
+            if ev.type == "left":
+                data = {**data, "status": "left"}
+            apply_progress(self.racers, data)
+            rid = data.get("racer")
+            if ev.type != "ready" and self.seat.racer is None and rid == self._watch_target():
+                await self._refresh_game()
+        elif ev.type == "countdown":
+            self.countdown_until = time.monotonic() + int(data.get("starts_in_ms", 0)) / 1000
+            self._set_state("countdown")
+        elif ev.type == "started":
+            self.countdown_until = None
+            self.clock_base = (ev.race_clock_ms or 0, time.monotonic())
+            self._set_state("racing")
+            await self._refresh_game()
+            self.say("Go!", "ok")
+        elif ev.type == "race_over":
+            self._set_state("over")
+            rows = data.get("standings")
+            if isinstance(rows, dict):
+                rows = rows.get("standings")
+            self.standings = [StandingView.model_validate(s) for s in rows or []]
+            await self._refresh_game()
+            self.push_screen(ResultsScreen(self.standings, self.seat.racer),
+                             callback=lambda _: self.exit(0))
+        elif ev.type == "closed":
+            self._set_state("closed")
+            self.say("The host closed the room. Type q and Enter to leave.", "refused")
+
+    def _set_state(self, state: str) -> None:
+        if self.room is not None:
+            self.room = self.room.model_copy(update={"state": state})
+
+    def _watch_target(self) -> str | None:
+        if self.seat.racer is not None:
+            return self.seat.racer
+        ranked = rank_racers(self.racers.values())
+        if self.watched is None and ranked:
+            self.watched = ranked[0].id
+        return self.watched
+
+    async def _refresh_game(self) -> None:
+        target = self._watch_target()
+        if target is None:
+            return
+        try:
+            game = await self.client.game(self.seat.room, target, self.seat.token)
+        except ApiError as exc:
+            if self.seat.racer is not None:
+                self.say(f"could not load the game: {exc.message}", "refused")
+            return
+        self._set_game(game)
+
+    def _set_game(self, game: GameView) -> None:
+        if self.game is None or game.version >= self.game.version or game.racer != self.game.racer:
+            self.game = game
+
+    # rendering ----------------------------------------------------------
+    def say(self, text: str, kind: str = "") -> None:
+        """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain)."""
+        msg = self.query_one("#message", Static)
+        msg.set_classes(kind)
+        msg.update(text)
+
+    def _clock_ms(self) -> int | None:
+        if self.clock_base is None:
+            return None
+        base, t0 = self.clock_base
+        if self.room is not None and self.room.state != "racing":
+            return base
+        return base + int((time.monotonic() - t0) * 1000)
+
+    def _tick(self) -> None:
+        self._render_status()
+        self._render_banner()
+
+    def _render_all(self) -> None:
+        self._render_status()
+        self._render_banner()
+        self._render_board()
+        room = self.room
+        total = room.rules.decks * 52 if room else 52
+        self.query_one(OpponentsPanel).show(rank_racers(self.racers.values()), self.seat.racer,
+                                            total)
+
+    def _render_status(self) -> None:
+        room = self.room
+        if room is None:
+            self.query_one("#status", Static).update(f"{self.seat.room} · {self.connection_note}")
+            return
+        parts = [f"room {room.code}", f"deal {room.deal_number or '?'}", room.rules.name
+                 or room.rules.variant, f"{fmt_clock(self._clock_ms())} / "
+                 f"{fmt_clock(room.time_limit_ms)}"]
+        if self.seat.racer:
+            ranked = [r.id for r in rank_racers(self.racers.values())]
+            if self.seat.racer in ranked:
+                parts.append(f"rank {ranked.index(self.seat.racer) + 1}/{len(ranked)}")
+        else:
+            name = self.racers[self.watched].name if self.watched in self.racers else "—"
+            parts.append(f"watching {name}")
+        if self.game is not None:
+            parts.append(f"redeals left {self.game.redeals_left}")
+            if room.rules.merci:
+                parts.append("merci " + ("left" if not self.game.position.merci_used else "used"))
+            parts.append(f"moves {self.game.moves}")
+        parts.append(self.connection_note)
+        self.query_one("#status", Static).update(" · ".join(parts))
+
+    def _render_banner(self) -> None:
+        room = self.room
+        text = ""
+        if self.fatal:
+            text = self.fatal
+        elif room is None:
+            text = "connecting…"
+        elif room.state == "waiting":
+            who = "type s and Enter to start" if self.seat.host_token else "waiting for the host"
+            text = f"Room code {room.code} — others join with: lucie join {room.code} — {who}"
+        elif room.state == "countdown" and self.countdown_until is not None:
+            left = max(0.0, self.countdown_until - time.monotonic())
+            text = f"Starting in {int(left) + 1}…" if left > 0 else "Starting…"
+        elif room.state == "over":
+            text = "Race over."
+        elif self.game is not None and self.game.status != "playing":
+            text = {"won": "You won the deal!", "stuck": "Stuck: undo (u) or resign (q)."}.get(
+                self.game.status, f"Your race is over ({self.game.status}); waiting for others.")
+        self.query_one("#banner", Static).update(text)
+
+    def _render_board(self) -> None:
+        game = self.game
+        found = self.query_one(FoundationsView)
+        if game is None:
+            found.show([("C", 0), ("D", 0), ("H", 0), ("S", 0)])
+            return
+        found.show(game.position.foundations)
+        found.set_class("f" in self.targets, "target")
+        key = tuple(tuple(f) for f in game.position.fans)
+        fans = self.query_one("#fans", Container)
+        if key != self._fans_key:
+            self._fans_key = key
+            fans.remove_children()
+            fans.mount_all([FanView(i + 1, list(f)) for i, f in enumerate(game.position.fans)])
+        selected = self.selected[0] if self.selected else None
+        for view in fans.query(FanView):
+            view.set_class(view.fan == selected, "selected")
+            view.set_class(str(view.fan) in self.targets, "target")
+
+    # input ----------------------------------------------------------------
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        low = text.lower()
+        if not text:
+            return
+        if low in ("q", "quit", "resign", "exit"):
+            self._ask_quit()
+        elif low in ("s", "start"):
+            await self._start()
+        else:
+            try:
+                move = parse_move(text)
+            except InvalidMoveError as exc:
+                self.say(f"{exc} — moves: {HELP}", "refused")
+                return
+            self._send(str(move))
+
+    def _ask_quit(self) -> None:
+        me = self.racers.get(self.seat.racer or "")
+        racing = self.room is not None and self.room.state in ("racing", "countdown")
+        if self.fatal or me is None or not racing or me.status in FINAL_STATUSES:
+            self.exit(1 if self.fatal else 0)
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._resign_and_exit(), exit_on_error=False)
+        self.push_screen(ConfirmScreen("Resign from the race and quit?"), callback=done)
+
+    async def _resign_and_exit(self) -> None:
+        if self.seat.racer and self.seat.token:
+            with contextlib.suppress(ApiError):
+                await self.client.resign(self.seat.room, self.seat.racer, self.seat.token)
+        self.exit(0)
+
+    async def _start(self) -> None:
+        if not self.seat.host_token:
+            self.say("only the host can start the race", "refused")
+            return
+        try:
+            await self.client.start(self.seat.room, self.seat.host_token)
+        except ApiError as exc:
+            self.say(f"cannot start: {exc.message}", "refused")
+
+    # mouse ------------------------------------------------------------------
+    def on_fan_clicked(self, msg: FanClicked) -> None:
+        game = self.game
+        if game is None or self.seat.racer is None or game.status not in ("playing", "stuck"):
+            return
+        if msg.chain >= 2 and msg.top:
+            self._clear_selection()
+            self._send(f"{msg.fan}f")
+            return
+        if self.selected is not None:
+            src, card = self.selected
+            if str(msg.fan) in self.targets and msg.fan != src:
+                self._clear_selection()
+                self._send(f"m {card} {msg.fan}" if card else f"{src}-{msg.fan}")
+                return
+            if msg.fan == src:
+                self._clear_selection()
+                self.say("")
+                return
+        if msg.top:
+            self.selected = (msg.fan, None)
+            self.targets = targets_for(game.legal_moves, msg.fan)
+            glyph = card_glyph(parse_card(msg.card or "AS"))
+            if self.targets:
+                self.say(f"{glyph}: click a highlighted place (double-click: foundation)")
+            else:
+                self.say(f"{glyph} has no legal move now", "refused")
+        elif msg.card is not None:
+            mt = merci_targets(game.legal_moves, msg.card)
+            if mt:
+                self.selected = (msg.fan, msg.card)
+                self.targets = mt
+                self.say(f"merci {card_glyph(parse_card(msg.card))}: click where it goes")
+            else:
+                self._clear_selection()
+                self.say("only the top card of a fan can be played", "refused")
+        self._render_board()
+
+    def on_foundation_clicked(self, _: FoundationClicked) -> None:
+        if self.selected is None or "f" not in self.targets:
+            return
+        src, card = self.selected
+        self._clear_selection()
+        self._send(f"m {card} f" if card else f"{src}f")
+
+    def _clear_selection(self) -> None:
+        self.selected = None
+        self.targets = set()
+        self._render_board()
+
+    # moves ------------------------------------------------------------------
+    def _send(self, text: str) -> None:
+        if self.seat.racer is None:
+            self.say("you are watching; spectators cannot move", "refused")
+            return
+        if self.game is None:
+            self.say("the race has not started yet", "refused")
+            return
+        if self.pending_move is not None:
+            self.say(f"waiting for the server to answer {self.pending_move}…")
+            return
+        self.pending_move = text
+        self.say(f"sent {text}…")
+        self.run_worker(self._send_move(text, self.game.version), exit_on_error=False)
+
+    async def _send_move(self, text: str, version: int) -> None:
+        try:
+            ack = await self.conn.move(text, version)
+        except MoveRefused as exc:
+            self.say(f"{text} refused: {exc.message}", "refused")
+            fresh = refused_game(exc)
+            if fresh is not None:
+                self._set_game(fresh)
+        except ApiError as exc:
+            self.say(f"{text} not sent: {exc.message}", "refused")
+        else:
+            self._set_game(ack.game)
+            self.say(f"{' '.join(ack.applied) or text} ✓", "ok")
+        finally:
+            self.pending_move = None
+            self._clear_selection()
+            self._render_all()

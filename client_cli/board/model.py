@@ -1,0 +1,94 @@
+"""Pure helpers behind the board: ranking, move targets, clock and bar text.
+
+Nothing here does I/O; the board widgets render what these return.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ..api import RacerView, StandingView
+
+__all__ = [
+    "FINAL_STATUSES",
+    "apply_progress",
+    "fmt_clock",
+    "merci_targets",
+    "progress_bar",
+    "rank_racers",
+    "standing_rows",
+    "targets_for",
+]
+
+FINAL_STATUSES = frozenset({"won", "resigned", "timed_out", "left"})
+"""Racer statuses that end a racer's game (``stuck`` may still undo)."""
+
+_PLAY = re.compile(r"(\d+)(?:-(\d+)|(f))$")
+
+
+def targets_for(legal_moves: Iterable[str], fan: int) -> set[str]:
+    """Where the top card of fan ``fan`` (1-based) may go: fan numbers as text and ``"f"``.
+
+    ``legal_moves`` are the server's legal move texts (``"3f"``, ``"3-7"``…).
+    """
+    out: set[str] = set()
+    for text in legal_moves:
+        m = _PLAY.match(text)
+        if m and int(m.group(1)) == fan:
+            out.add(m.group(2) or "f")
+    return out
+
+
+def merci_targets(legal_moves: Iterable[str], card: str) -> set[str]:
+    """Where the buried ``card`` (``"5H"``) may go by the merci: fan numbers and ``"f"``."""
+    prefix = f"m {card.upper()} "
+    return {t[len(prefix):] for t in legal_moves if t.upper().startswith(prefix.upper())}
+
+
+def rank_racers(racers: Iterable[RacerView]) -> list[RacerView]:
+    """Racers best first by rules.md "Race ranking": foundation cards, reach time,
+    moves, join order (a missing reach time counts as latest)."""
+    def key(r: RacerView) -> tuple[int, int, int, int]:
+        reach = r.reach_time_ms if r.reach_time_ms is not None else 1 << 62
+        return (-r.foundation_cards, reach, r.moves, r.join_order)
+    return sorted((r for r in racers if r.status != "left"), key=key)
+
+
+def apply_progress(racers: dict[str, RacerView], data: dict[str, Any]) -> None:
+    """Update ``racers`` (by id) with a ``progress`` / ``finished`` / ``ready`` event body.
+
+    The racer is named by ``data["racer"]`` (an id, or a racer object);
+    unknown racers are ignored.
+    """
+    rid = data.get("racer")
+    if isinstance(rid, dict):
+        rid = rid.get("id")
+    old = racers.get(str(rid))
+    if old is None:
+        return
+    fields = {k: v for k, v in data.items() if k in RacerView.model_fields and k != "racer"}
+    racers[old.id] = old.model_copy(update=fields)
+
+
+def fmt_clock(ms: int | None) -> str:
+    """``ms`` as ``m:ss`` (``--:--`` for ``None``; negative counts as 0)."""
+    if ms is None:
+        return "--:--"
+    s = max(0, ms) // 1000
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def progress_bar(value: int, total: int, width: int = 12) -> str:
+    """A text bar like ``██████░░░░░░`` for ``value`` of ``total``."""
+    total = max(total, 1)
+    filled = round(width * min(max(value, 0), total) / total)
+    return "█" * filled + "░" * (width - filled)
+
+
+def standing_rows(standings: Iterable[StandingView]) -> list[tuple[str, ...]]:
+    """Rows for the results table: rank, name, cards, reach time, moves, status, points."""
+    return [(str(s.rank), s.name, str(s.foundation_cards), fmt_clock(s.reach_time_ms),
+             str(s.moves), s.status, str(s.points)) for s in standings]
+

@@ -1,0 +1,131 @@
+"""Computer racers: join a room, wait for the start, play with :mod:`client_cli.strategy`.
+
+A bot is an ordinary client of the API (it uses :mod:`client_cli.api` only);
+the server validates every move. ``think_s`` is the pause between moves in
+seconds, so humans can race bots at a fair pace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from dataclasses import dataclass
+
+from server.rules import Position
+
+from .api import (
+    ApiError,
+    GameView,
+    LucieClient,
+    MoveRefused,
+    RoomConnection,
+    RoomEvent,
+    Snapshot,
+    Welcome,
+    refused_game,
+)
+from .strategy import choose_move
+
+__all__ = ["BOT_NAMES", "BotResult", "bot_name", "run_bot"]
+
+BOT_NAMES = ("Ada", "Bix", "Cog", "Dot", "Eon", "Fizz", "Gus", "Hex")
+"""Names given to bots, with a ``bot-`` prefix."""
+
+RACING = frozenset({"racing"})
+OVER = frozenset({"over", "closed"})
+
+
+@dataclass(frozen=True, slots=True)
+class BotResult:
+    """How a bot's race went: its racer id, final status, foundation cards and moves."""
+
+    racer: str
+    status: str
+    foundation_cards: int
+    moves: int
+
+
+async def _play(client: LucieClient, conn: RoomConnection, room: str, racer: str, token: str,
+                think_s: float, rng: random.Random) -> GameView:
+    info = await client.get_room(room)
+    rules = info.rules.rule_set()
+    game = await client.game(room, racer, token)
+    seen: set[Position] = set()
+    while game.status == "playing":
+        pos = game.position.position()
+        move = choose_move(rules, pos, seen)
+        if move is None:
+            await conn.resign()
+            return game
+        seen.add(pos)
+        if move.kind == "redeal":
+            seen.clear()
+        await asyncio.sleep(think_s * (0.6 + 0.8 * rng.random()))
+        try:
+            ack = await conn.move(str(move), game.version)
+            game = ack.game
+        except MoveRefused as exc:
+            fresh = refused_game(exc)
+            game = fresh if fresh is not None else await client.game(room, racer, token)
+            if exc.code == "racer/finished":
+                return game
+    if game.status == "stuck":
+        await conn.resign()  # stuck with undo allowed: the bot concedes
+    return game
+
+
+async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8,
+                  seed: int | None = None) -> BotResult:
+    """Join ``room`` as ``name``, race until the bot's result is final, return it.
+
+    :raises ApiError: the room is gone, full or not waiting, or the server
+        is unreachable (``code`` tells which).
+    :raises RulesError: the room's variant is unknown to this client.
+    """
+    rng = random.Random(seed)
+    async with LucieClient(url) as client:
+        joined = await client.join(room, name)
+        racer, token = joined.racer.id, joined.token
+        started = asyncio.Event()
+        over = asyncio.Event()
+        async with RoomConnection(client.url, room, token) as conn:
+            await conn.ready(True)
+
+            async def listen() -> None:
+                with contextlib.suppress(ApiError):
+                    async for msg in conn:
+                        state = None
+                        if isinstance(msg, Welcome | Snapshot):
+                            state = msg.room.state
+                        elif isinstance(msg, RoomEvent):
+                            state = {"started": "racing", "race_over": "over",
+                                     "closed": "closed"}.get(msg.type)
+                        if state in RACING:
+                            started.set()
+                        if state in OVER:
+                            over.set()
+                            started.set()
+                over.set()
+                started.set()
+
+            listener = asyncio.create_task(listen())
+            try:
+                await started.wait()
+                game = None
+                if not over.is_set():
+                    game = await _play(client, conn, room, racer, token, think_s, rng)
+                if game is None:
+                    game = await client.game(room, racer, token)
+                return BotResult(racer, game.status, game.position.foundation_cards, game.moves)
+            finally:
+                listener.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await listener
+
+
+def bot_name(index: int) -> str:
+    """The ``index``-th bot's display name (``bot-Ada``, ``bot-Bix``…)."""
+    base = BOT_NAMES[index % len(BOT_NAMES)]
+    return f"bot-{base}" if index < len(BOT_NAMES) else f"bot-{base}{index // len(BOT_NAMES)}"
+

@@ -1,0 +1,46 @@
+"""``lucie bot CODE``: add computer racers to a room (they race until their result is final)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from .bot import BotResult, bot_name, run_bot
+from .common import Subparsers, add_server_arg, print_table, resolved_server, run_command
+
+__all__ = ["add_parser"]
+
+
+def _run(args: argparse.Namespace) -> int:
+    url = resolved_server(args)
+
+    async def body() -> int:
+        names = [args.name] if args.count == 1 and args.name else [
+            f"{args.name or 'bot'}-{bot_name(i)[4:]}" for i in range(args.count)]
+        print(f"{len(names)} bot(s) joining room {args.code}: {', '.join(names)}", flush=True)
+        results: list[BotResult] = list(await asyncio.gather(
+            *(run_bot(url, args.code, n, think_s=args.think, seed=i)
+              for i, n in enumerate(names))))
+        print_table("Bots", ["name", "status", "cards", "moves"],
+                    [(n, r.status, str(r.foundation_cards), str(r.moves))
+                     for n, r in zip(names, results, strict=True)])
+        return 0
+    return run_command("bot", body)
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Register ``bot``."""
+    p = sub.add_parser(
+        "bot", help="add computer racers to a room",
+        description="Join a waiting room with computer racers. They say they are ready, wait "
+        "for the start, then play legal moves (foundation moves first, useful builds, redeal "
+        "when nothing helps) until their result is final.",
+        epilog="examples:\n  lucie bot ABCD\n  lucie bot ABCD --count 3 --think 0.5",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("code", help="room code (or id)")
+    p.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
+    p.add_argument("--name", default=None, help="bot name (prefix when several)")
+    p.add_argument("--think", type=float, default=1.0, metavar="S",
+                   help="mean pause between moves, seconds (default 1.0)")
+    add_server_arg(p)
+    p.set_defaults(func=_run)

@@ -1,0 +1,64 @@
+"""Shared pieces of the ``lucie`` subcommands: the ``--server`` option and running
+an async command with clear error messages (never a traceback)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from .api import DEFAULT_SERVER, ApiError, server_url
+
+__all__ = ["Subparsers", "add_server_arg", "console", "print_table", "resolved_server",
+           "run_command"]
+
+Subparsers = argparse._SubParsersAction  # type: ignore[type-arg]
+
+console = Console(highlight=False)
+"""Where subcommands print (rich markup allowed)."""
+
+
+def add_server_arg(p: argparse.ArgumentParser) -> None:
+    """Add ``--server URL`` (default ``$LUCIE_SERVER`` or the local server)."""
+    p.add_argument("--server", metavar="URL", default=None,
+                   help=f"race server URL (default: $LUCIE_SERVER or {DEFAULT_SERVER})")
+
+
+def run_command(name: str, func: Callable[[], Awaitable[int]]) -> int:
+    """Run an async command body; report :class:`ApiError` as ``lucie NAME: message``.
+
+    Returns the body's exit status, 1 on an API error, 130 on Ctrl-C.
+    """
+    try:
+        return asyncio.run(func())  # type: ignore[arg-type]
+    except ApiError as exc:
+        print(f"lucie {name}: {exc.message}", file=sys.stderr)
+        if exc.code == "client/unreachable":
+            print("  start one with `lucie-server`, or pass --server URL", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Print a simple table (or ``title: none`` when there are no rows)."""
+    if not rows:
+        console.print(f"{title}: none")
+        return
+    table = Table(title=title, title_justify="left")
+    for col in columns:
+        table.add_column(col)
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+def resolved_server(args: argparse.Namespace) -> str:
+    """The server URL the command line asked for."""
+    return server_url(getattr(args, "server", None))
+
+

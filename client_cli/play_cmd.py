@@ -1,0 +1,165 @@
+"""``lucie play``, ``lucie join CODE``, ``lucie watch CODE``: race on the full-screen board."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import sys
+
+from server.rules import DEFAULT_VARIANT, VARIANTS
+
+from .api import ApiError, LucieClient
+from .board.app import RaceApp, Seat
+from .bot import bot_name, run_bot
+from .common import Subparsers, add_server_arg, resolved_server
+from .embedded import ensure_server
+
+__all__ = ["add_parser", "race"]
+
+
+def _default_name() -> str:
+    try:
+        return getpass.getuser()[:24] or "racer"
+    except (OSError, KeyError):
+        return "racer"
+
+
+def _deal(text: str) -> int | str:
+    if text in ("random", "daily"):
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a deal number, 'random' or 'daily'") from None
+
+
+async def race(args: argparse.Namespace, url: str) -> int:
+    """Create or join the room the arguments ask for, then run the board."""
+    bots: list[asyncio.Task[object]] = []
+    async with LucieClient(url) as client:
+        host_token = None
+        code = getattr(args, "code", None)
+        if getattr(args, "watch", False):
+            room = await client.get_room(code)
+            seat = Seat(url, room.id)
+        else:
+            if code is None:
+                created = await client.create_room(
+                    variant=args.variant, deal=args.deal, capacity=args.capacity,
+                    time_limit_s=args.time_limit, countdown_s=args.countdown,
+                    visibility="private" if args.private else "public", redeals=args.redeals,
+                    merci=args.merci, undo=args.undo)
+                code, host_token = created.room.code, created.host_token
+                print(f"Room {code} (deal {created.room.deal_number}). "
+                      f"A second player joins with:  lucie join {code}", flush=True)
+            joined = await client.join(code, args.name)
+            room = await client.get_room(code)
+            seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
+            for i in range(getattr(args, "bots", 0)):
+                bots.append(asyncio.create_task(_quiet_bot(url, room.id, bot_name(i),
+                                                           args.bot_think)))
+    app = RaceApp(seat)
+    if host_token and getattr(args, "start_in", None) is not None:
+        bots.append(asyncio.create_task(_start_later(url, room.id, host_token, args.start_in)))
+    try:
+        result = await app.run_async()
+    finally:
+        for task in bots:
+            task.cancel()
+        for task in bots:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+    return result or 0
+
+
+async def _quiet_bot(url: str, room: str, name: str, think_s: float) -> object:
+    with contextlib.suppress(ApiError):
+        return await run_bot(url, room, name, think_s=think_s)
+    return None
+
+
+async def _start_later(url: str, room: str, host_token: str, delay_s: float) -> None:
+    await asyncio.sleep(delay_s)
+    async with LucieClient(url) as client:
+        with contextlib.suppress(ApiError):
+            await client.start(room, host_token)
+
+
+def _run(args: argparse.Namespace) -> int:
+    url = resolved_server(args)
+    embedded = getattr(args, "embedded", False)
+    try:
+        with ensure_server(url, allow_start=embedded):
+            return asyncio.run(race(args, url))
+    except ApiError as exc:
+        print(f"lucie {args.command}: {exc.message}", file=sys.stderr)
+        if exc.code == "client/unreachable" and not embedded:
+            print("  start a server with `lucie-server` (or use `lucie play`, which starts one)",
+                  file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--name", default=_default_name(), help="your display name (default: login)")
+    add_server_arg(p)
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Register ``play``, ``join`` and ``watch``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser(
+        "play", help="create a room and race in it (optionally against bots)",
+        description="Create a room, print its code for others to join, and race on the "
+        "full-screen board. Starts a local server when none answers at the local URL. "
+        "As host, type s and Enter to start the countdown.\n\nBoard keys: type a move and "
+        "Enter: 3f (fan 3 to its foundation), 3 7 (fan 3 onto fan 7), r redeal, u undo, "
+        "a autoplay, m 5H f (merci), q resign/quit. Mouse: click a card, then a highlighted "
+        "place; double-click sends to the foundation.",
+        epilog="examples:\n  lucie play --bots 3\n  lucie play --deal 123 --time-limit 600\n"
+        "  lucie play --code ABCD         (join instead of creating)\n"
+        "  lucie play --variant trefoil --bots 2 --start-in 10", formatter_class=fmt)
+    _common(p)
+    p.add_argument("--code", help="join this room instead of creating one")
+    p.add_argument("--bots", type=int, default=0, metavar="N",
+                   help="computer racers to add (default 0)")
+    p.add_argument("--bot-think", type=float, default=1.0, metavar="S",
+                   help="bots' mean pause between moves, seconds (default 1.0)")
+    p.add_argument("--variant", default=DEFAULT_VARIANT, choices=list(VARIANTS))
+    p.add_argument("--deal", type=_deal, default="random",
+                   help="deal number, 'random' (default) or 'daily'")
+    p.add_argument("--time-limit", type=int, default=900, metavar="S",
+                   help="race time limit, seconds (default 900)")
+    p.add_argument("--countdown", type=int, default=3, metavar="S",
+                   help="countdown before the start, seconds (default 3)")
+    p.add_argument("--capacity", type=int, default=8, help="most racers (default 8)")
+    p.add_argument("--private", action="store_true", help="do not list the room publicly")
+    p.add_argument("--redeals", type=int, default=None, help="override the variant's redeals")
+    p.add_argument("--merci", action=argparse.BooleanOptionalAction, default=None,
+                   help="allow the merci")
+    p.add_argument("--undo", action=argparse.BooleanOptionalAction, default=None,
+                   help="allow undo (default: allowed)")
+    p.add_argument("--start-in", type=float, default=None, metavar="S",
+                   help="start the countdown by itself after S seconds")
+    p.add_argument("--no-embedded", dest="embedded", action="store_false",
+                   help="never start a local server")
+    p.set_defaults(func=_run, command="play", embedded=True)
+
+    p = sub.add_parser("join", help="join a room by its code and race",
+                       description="Join the room with this code and race on the board.",
+                       epilog="examples:\n  lucie join ABCD\n  lucie join ABCD --name bob "
+                       "--server http://192.168.1.5:8000", formatter_class=fmt)
+    p.add_argument("code", help="room code (or id)")
+    _common(p)
+    p.set_defaults(func=_run, command="join", bots=0, embedded=False)
+
+    p = sub.add_parser("watch", help="watch a room's race live",
+                       description="Spectate a room: every racer's progress live, and the "
+                       "leading racer's board.",
+                       epilog="examples:\n  lucie watch ABCD", formatter_class=fmt)
+    p.add_argument("code", help="room code (or id)")
+    add_server_arg(p)
+    p.set_defaults(func=_run, command="watch", watch=True, bots=0, embedded=False)

@@ -1,0 +1,190 @@
+"""The REST half of the client library: :class:`LucieClient` (httpx, async).
+
+One method per route of docs/protocol.md ("REST"); each returns a typed view
+(:mod:`client_cli.views`) or raises :class:`~client_cli.errors.ApiError`
+with the server's error code. Racer calls take the racer's token, host calls
+the host token; both travel as ``Authorization: Bearer <token>``.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+import httpx
+
+from .errors import ApiError, ServerUnreachable, error_for
+from .views import (
+    AckView,
+    CreatedRoom,
+    GameView,
+    JoinedRoom,
+    RacerView,
+    ReplayView,
+    RoomView,
+    StandingsView,
+    parse,
+)
+
+__all__ = ["DEFAULT_SERVER", "LucieClient", "new_move_id", "server_url"]
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+"""Where the embedded server listens by default (``lucie-server``)."""
+
+_PREFIX = "/api/v1"
+
+
+def server_url(explicit: str | None = None) -> str:
+    """The server URL: ``explicit``, else ``$LUCIE_SERVER``, else :data:`DEFAULT_SERVER`."""
+    url = explicit or os.environ.get("LUCIE_SERVER") or DEFAULT_SERVER
+    if "://" not in url:
+        url = "http://" + url
+    return url.rstrip("/")
+
+
+def new_move_id() -> str:
+    """A fresh client move id (32 hex characters)."""
+    return uuid.uuid4().hex
+
+
+def _auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+class LucieClient:
+    """Async client for the race service's REST routes.
+
+    Use as ``async with LucieClient(url) as client: ...``. ``timeout`` is in
+    seconds per request. ``room`` arguments take the room id or its code.
+
+    :raises ServerUnreachable: (from every method) nothing answers at ``url``.
+    :raises ApiError: the server refused the request (``code`` tells why).
+    """
+
+    def __init__(self, url: str | None = None, *, timeout: float = 10.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.url = server_url(url)
+        self._http = httpx.AsyncClient(base_url=self.url + _PREFIX, timeout=timeout,
+                                       transport=transport)
+
+    async def __aenter__(self) -> LucieClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def _call(self, method: str, path: str, *, token: str | None = None,
+                    json: Any = None, params: dict[str, Any] | None = None) -> Any:
+        try:
+            resp = await self._http.request(method, path, headers=_auth(token), json=json,
+                                            params=params)
+        except httpx.TimeoutException:
+            raise ApiError("client/timeout", f"{self.url} did not answer in time") from None
+        except (httpx.TransportError, OSError) as exc:
+            raise ServerUnreachable(self.url, type(exc).__name__) from None
+        if (resp.status_code == 204 or not resp.content) and resp.is_success:
+            return None
+        try:
+            body: Any = resp.json()
+        except ValueError:
+            body = resp.text
+        if not resp.is_success:
+            raise error_for(resp.status_code, body)
+        return body
+
+    # rooms -------------------------------------------------------------
+    async def create_room(
+        self,
+        *,
+        variant: str = "belle-lucie",
+        deal: int | str = "random",
+        capacity: int = 8,
+        time_limit_s: int = 900,
+        visibility: str = "public",
+        countdown_s: int = 3,
+        redeals: int | None = None,
+        merci: bool | None = None,
+        undo: bool | None = None,
+    ) -> CreatedRoom:
+        """Create a room; ``deal`` is a deal number, ``"random"`` or ``"daily"``."""
+        body: dict[str, Any] = {"variant": variant, "deal": deal, "capacity": capacity,
+                                "time_limit_s": time_limit_s, "visibility": visibility,
+                                "countdown_s": countdown_s}
+        for key, value in (("redeals", redeals), ("merci", merci), ("undo", undo)):
+            if value is not None:
+                body[key] = value
+        return parse(CreatedRoom, await self._call("POST", "/rooms", json=body))
+
+    async def list_rooms(self) -> list[RoomView]:
+        """Public rooms waiting for racers."""
+        data = await self._call("GET", "/rooms")
+        rooms = data.get("rooms") if isinstance(data, dict) else None
+        if not isinstance(rooms, list):
+            raise error_for(200, data)
+        return [parse(RoomView, r) for r in rooms]
+
+    async def get_room(self, room: str) -> RoomView:
+        """One room by id or code."""
+        return parse(RoomView, await self._call("GET", f"/rooms/{room}"))
+
+    async def start(self, room: str, host_token: str) -> RoomView:
+        """Start the countdown (host only)."""
+        return parse(RoomView, await self._call("POST", f"/rooms/{room}/start", token=host_token))
+
+    async def close(self, room: str, host_token: str) -> RoomView:
+        """Close the room (host only)."""
+        return parse(RoomView, await self._call("POST", f"/rooms/{room}/close", token=host_token))
+
+    # racers ------------------------------------------------------------
+    async def join(self, room: str, name: str) -> JoinedRoom:
+        """Join ``room`` as ``name`` → the racer and its secret token."""
+        return parse(JoinedRoom,
+                     await self._call("POST", f"/rooms/{room}/racers", json={"name": name}))
+
+    async def leave(self, room: str, racer: str, token: str) -> None:
+        """Leave the room (a racer) or remove a racer (the host's token)."""
+        await self._call("DELETE", f"/rooms/{room}/racers/{racer}", token=token)
+
+    async def ready(self, room: str, racer: str, token: str, ready: bool = True) -> RacerView:
+        """Say whether the racer is ready."""
+        data = await self._call("POST", f"/rooms/{room}/racers/{racer}/ready", token=token,
+                                json={"ready": ready})
+        return parse(RacerView, data)
+
+    # games -------------------------------------------------------------
+    async def game(self, room: str, racer: str, token: str | None = None) -> GameView:
+        """A racer's full game state and version."""
+        data = await self._call("GET", f"/rooms/{room}/racers/{racer}/game", token=token)
+        return parse(GameView, data)
+
+    async def move(self, room: str, racer: str, token: str, move: str | dict[str, Any],
+                   expected_version: int, client_move_id: str | None = None) -> AckView:
+        """Submit a move (text notation or JSON object) expected at ``expected_version``.
+
+        :raises MoveRefused: ``move/illegal`` (with the reason), ``move/invalid``,
+            ``move/stale_version`` (``game`` holds the current game).
+        """
+        body = {"move": move, "expected_version": expected_version,
+                "client_move_id": client_move_id or new_move_id()}
+        data = await self._call("POST", f"/rooms/{room}/racers/{racer}/moves", token=token,
+                                json=body)
+        return parse(AckView, data)
+
+    async def resign(self, room: str, racer: str, token: str) -> RacerView:
+        """Resign: the racer's result becomes final."""
+        data = await self._call("POST", f"/rooms/{room}/racers/{racer}/resign", token=token)
+        return parse(RacerView, data)
+
+    # results -----------------------------------------------------------
+    async def standings(self, room: str) -> StandingsView:
+        """Ranked standings (``final`` once the race is over)."""
+        return parse(StandingsView, await self._call("GET", f"/rooms/{room}/standings"))
+
+    async def replay(self, room: str, racer: str) -> ReplayView:
+        """A racer's move log with race-clock times."""
+        return parse(ReplayView, await self._call("GET", f"/rooms/{room}/racers/{racer}/replay"))

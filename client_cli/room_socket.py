@@ -1,0 +1,395 @@
+"""The WebSocket half of the client library: :class:`RoomConnection`.
+
+One connection per client per room (docs/protocol.md, "WebSocket"). It
+authenticates with ``Authorization: Bearer <token>`` (or connects as a
+spectator without a token), yields the room's messages as typed values,
+sends moves and matches their acknowledgements by ``client_move_id``, and
+reconnects by itself when the socket drops: it resumes with
+``?since=<last seq seen>``, re-sends every move not yet acknowledged (the
+server answers a repeated id with its first answer and applies nothing), and
+reports the outage as :class:`ConnectionState` messages so a user interface
+can show it.
+
+Usage::
+
+    async with RoomConnection(url, "ABCD", token) as conn:
+        async for msg in conn:          # Welcome, RoomEvent, Snapshot, ...
+            ...
+        # ends when the room is closed; raises RoomGone / ServerUnreachable
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+
+from .errors import ApiError, MoveRefused, ProtocolError, RoomGone, ServerUnreachable
+from .rest import new_move_id, server_url
+from .views import AckView, GameView, RoomView, parse
+
+__all__ = [
+    "ConnectionState",
+    "RoomConnection",
+    "RoomEvent",
+    "ServerError",
+    "ServerMessage",
+    "Snapshot",
+    "Welcome",
+    "refused_game",
+    "ws_url",
+]
+
+CLOSE_ROOM_NOT_FOUND = 4004
+CLOSE_POLICY = 1008
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """First message on every (re)connection: who we are (``None`` = spectator)."""
+
+    racer: str | None
+    room: RoomView
+
+
+@dataclass(frozen=True, slots=True)
+class RoomEvent:
+    """A room event: ``type`` (``joined``, ``progress``, ``race_over``…), ``seq``,
+    ``race_clock_ms`` and the event's other fields in ``data``."""
+
+    seq: int
+    type: str
+    race_clock_ms: int | None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The full room, sent instead of missed events when the gap was too old."""
+
+    seq: int
+    room: RoomView
+
+
+@dataclass(frozen=True, slots=True)
+class ServerError:
+    """An ``error`` message: the server refused a message (not a move)."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionState:
+    """The connection dropped (``connected=False``) or came back (``True``).
+
+    ``attempt`` counts reconnection attempts since the drop; ``reason`` says
+    what happened in words.
+    """
+
+    connected: bool
+    reason: str
+    attempt: int = 0
+
+
+ServerMessage = Welcome | RoomEvent | Snapshot | ServerError | ConnectionState | AckView
+"""What iterating a :class:`RoomConnection` yields. Acks of moves sent with
+:meth:`RoomConnection.move` go to that call and are not yielded; others are."""
+
+_END = object()
+
+
+def ws_url(base: str, room: str, since: int | None) -> str:
+    """The room's WebSocket URL for server ``base`` (``http`` → ``ws``)."""
+    url = server_url(base)
+    url = "ws" + url[4:] if url.startswith("http") else url
+    out = f"{url}/api/v1/rooms/{quote(room, safe='')}/ws"
+    return out if since is None else f"{out}?since={since}"
+
+
+class RoomConnection:
+    """A self-healing WebSocket to one room (see the module docstring).
+
+    ``token``: a racer's token, or ``None`` to watch. ``give_up_after``:
+    seconds of failed reconnection before the iteration ends with
+    :class:`ServerUnreachable`. ``backoff``: first wait between attempts
+    (doubles up to ``max_backoff``).
+    """
+
+    def __init__(self, url: str | None, room: str, token: str | None = None, *,
+                 give_up_after: float = 120.0, backoff: float = 0.2,
+                 max_backoff: float = 3.0, open_timeout: float = 5.0) -> None:
+        self.url = server_url(url)
+        self.room = room
+        self.token = token
+        self.give_up_after = give_up_after
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.open_timeout = open_timeout
+        self.last_seq: int | None = None
+        self.racer_id: str | None = None
+        self.connected = False
+        self._ws: ClientConnection | None = None
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._pending: dict[str, tuple[dict[str, Any], asyncio.Future[AckView]]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+        self._error: ApiError | None = None
+        self._room_closed = False
+        self.on_message: Callable[[ServerMessage], None] | None = None
+
+    # lifecycle ---------------------------------------------------------
+    async def __aenter__(self) -> RoomConnection:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        """Connect for the first time and start reading.
+
+        :raises ServerUnreachable: nothing answers at the URL.
+        :raises RoomGone: the room does not exist.
+        :raises ApiError: the token was refused (``auth/invalid_token``).
+        """
+        self._ws = await self._connect()
+        self.connected = True
+        self._task = asyncio.create_task(self._run(), name=f"room-socket-{self.room}")
+
+    async def close(self) -> None:
+        """Close the socket and stop reconnecting; pending moves fail."""
+        self._closing = True
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        self._fail_pending(ApiError("client/closed", "the connection was closed"))
+        self._queue.put_nowait(_END)
+
+    async def drop(self) -> None:
+        """Close the current socket as if the network failed (it reconnects); for tests."""
+        if self._ws is not None:
+            await self._ws.close(code=1001, reason="client drop")
+
+    # sending -----------------------------------------------------------
+    async def move(self, move: str | dict[str, Any], expected_version: int,
+                   client_move_id: str | None = None, timeout: float = 15.0) -> AckView:
+        """Send a move and wait for the server's answer.
+
+        The move is re-sent after a reconnection until it is answered.
+
+        :raises MoveRefused: the server refused it (``code``, ``message``, ``game``).
+        :raises ApiError: ``client/timeout`` (no answer within ``timeout`` s) or
+            ``client/closed``.
+        """
+        cid = client_move_id or new_move_id()
+        payload = {"t": "move", "d": {"move": move, "expected_version": expected_version,
+                                      "client_move_id": cid}}
+        fut: asyncio.Future[AckView] = asyncio.get_running_loop().create_future()
+        self._pending[cid] = (payload, fut)
+        try:
+            await self._send(payload)
+            return await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except TimeoutError:
+            raise ApiError("client/timeout", "the server did not answer the move in time") from None
+        finally:
+            self._pending.pop(cid, None)
+
+    async def ready(self, ready: bool = True) -> None:
+        """Tell the room whether we are ready (fire and forget)."""
+        await self._send({"t": "ready", "d": {"ready": ready}})
+
+    async def resign(self) -> None:
+        """Resign (fire and forget; a ``finished`` event follows)."""
+        await self._send({"t": "resign"})
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        ws = self._ws
+        if ws is None or not self.connected:
+            return  # pending moves are re-sent on reconnection
+        with contextlib.suppress(ConnectionClosed):
+            await ws.send(json.dumps(payload))
+
+    # receiving ---------------------------------------------------------
+    def __aiter__(self) -> AsyncIterator[ServerMessage]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[ServerMessage]:
+        while True:
+            item = await self._queue.get()
+            if item is _END:
+                self._queue.put_nowait(_END)  # later iterations end at once too
+                if self._error is not None:
+                    raise self._error
+                return
+            yield item
+
+    def _emit(self, msg: ServerMessage) -> None:
+        if self.on_message is not None:
+            self.on_message(msg)
+        self._queue.put_nowait(msg)
+
+    async def _connect(self) -> ClientConnection:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+        url = ws_url(self.url, self.room, self.last_seq)
+        try:
+            return await connect(url, additional_headers=headers, open_timeout=self.open_timeout,
+                                 max_size=2**22)
+        except InvalidStatus as exc:
+            status = exc.response.status_code
+            if status == 404:
+                raise RoomGone("room/not_found", f"no room {self.room!r} on {self.url}",
+                               status=404) from None
+            if status in (401, 403):
+                raise ApiError("auth/invalid_token", "the server refused this racer's token",
+                               status=status) from None
+            raise ServerUnreachable(self.url, f"HTTP {status} on the room socket") from None
+        except InvalidURI:
+            raise ApiError("client/bad_url", f"not a server URL: {self.url}") from None
+        except (OSError, TimeoutError, InvalidHandshake) as exc:
+            raise ServerUnreachable(self.url, type(exc).__name__) from None
+
+    async def _run(self) -> None:
+        try:
+            while not self._closing:
+                reason = await self._read()
+                self.connected = False
+                if self._closing or self._error is not None or self._room_closed:
+                    break
+                self._emit(ConnectionState(False, reason))
+                if not await self._reconnect():
+                    break
+        finally:
+            self.connected = False
+            self._fail_pending(self._error or ApiError("client/closed", "the connection ended"))
+            self._queue.put_nowait(_END)
+
+    async def _reconnect(self) -> bool:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.give_up_after
+        wait = self.backoff
+        attempt = 0
+        while not self._closing:
+            attempt += 1
+            await asyncio.sleep(wait)
+            try:
+                self._ws = await self._connect()
+            except ServerUnreachable as exc:
+                if loop.time() >= deadline:
+                    self._error = exc
+                    return False
+                self._emit(ConnectionState(False, f"reconnecting: {exc.message}", attempt))
+                wait = min(wait * 2, self.max_backoff)
+                continue
+            except ApiError as exc:
+                self._error = exc
+                return False
+            self.connected = True
+            self._emit(ConnectionState(True, "reconnected", attempt))
+            for payload, fut in list(self._pending.values()):
+                if not fut.done():
+                    await self._send(payload)
+            return True
+        return False
+
+    async def _read(self) -> str:
+        """Read until the socket ends; returns why it ended."""
+        ws = self._ws
+        assert ws is not None
+        try:
+            async for raw in ws:
+                self._dispatch(raw)
+        except ConnectionClosed:
+            pass
+        rcvd = ws.close_rcvd
+        code = rcvd.code if rcvd is not None else None
+        if code == CLOSE_ROOM_NOT_FOUND:
+            self._error = RoomGone("room/not_found", f"room {self.room!r} is gone")
+        elif code == CLOSE_POLICY and self.last_seq is None:
+            self._error = ApiError("auth/invalid_token", rcvd.reason if rcvd else "refused")
+        return f"connection lost (close code {code})" if code else "connection lost"
+
+    def _dispatch(self, raw: str | bytes) -> None:
+        try:
+            msg = json.loads(raw)
+            kind, data = msg.get("t"), msg.get("d") or {}
+        except (ValueError, AttributeError):
+            return  # not the protocol: ignore rather than crash
+        try:
+            self._handle(kind, data)
+        except (ProtocolError, KeyError, TypeError, ValueError):
+            return
+
+    def _seen(self, seq: int) -> bool:
+        if self.last_seq is not None and seq <= self.last_seq:
+            return True
+        self.last_seq = seq
+        return False
+
+    def _handle(self, kind: Any, data: dict[str, Any]) -> None:
+        if kind == "welcome":
+            room = parse(RoomView, data["room"])
+            self.racer_id = data.get("racer")
+            if self.last_seq is None:
+                self.last_seq = room.seq
+            self._emit(Welcome(self.racer_id, room))
+        elif kind == "event":
+            seq = int(data["seq"])
+            if self._seen(seq):
+                return
+            etype = str(data.get("type"))
+            if etype == "closed":
+                self._room_closed = True
+            rest = {k: v for k, v in data.items() if k not in ("seq", "type", "race_clock_ms")}
+            self._emit(RoomEvent(seq, etype, data.get("race_clock_ms"), rest))
+        elif kind == "snapshot":
+            room = parse(RoomView, data["room"])
+            self.last_seq = int(data.get("seq", room.seq))
+            self._emit(Snapshot(self.last_seq, room))
+        elif kind == "ack":
+            ack = parse(AckView, data)
+            entry = self._pending.get(ack.client_move_id)
+            if entry is not None and not entry[1].done():
+                entry[1].set_result(ack)
+            else:
+                self._emit(ack)
+        elif kind == "refused":
+            cid = data.get("client_move_id")
+            game = data.get("game")
+            err = MoveRefused(str(data.get("code", "move/illegal")),
+                              str(data.get("message", "refused")), client_move_id=cid,
+                              game=game if isinstance(game, dict) else None)
+            entry = self._pending.get(cid) if isinstance(cid, str) else None
+            if entry is not None and not entry[1].done():
+                entry[1].set_exception(err)
+            else:
+                self._emit(ServerError(err.code, err.message))
+        elif kind == "error":
+            self._emit(ServerError(str(data.get("code")), str(data.get("message"))))
+
+    def _fail_pending(self, err: ApiError) -> None:
+        for _, fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(err)
+                fut.exception()  # mark retrieved: no "never retrieved" warning
+
+
+def refused_game(err: MoveRefused) -> GameView | None:
+    """The current game a refusal carried (``move/stale_version``), if any."""
+    if err.game is None:
+        return None
+    try:
+        return parse(GameView, err.game)
+    except ProtocolError:
+        return None

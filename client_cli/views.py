@@ -1,0 +1,205 @@
+"""Typed views of the service's JSON (docs/protocol.md, "Views").
+
+The models ignore fields they do not know, so a newer server does not break
+an older client; every field the protocol names is here with its type. Times
+are milliseconds of the race clock (``*_ms``); counts are plain ints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from server.rules import Position, RuleSet, position_from_json
+
+from .errors import ProtocolError
+
+__all__ = [
+    "AckView",
+    "CreatedRoom",
+    "GameView",
+    "JoinedRoom",
+    "PositionView",
+    "RacerView",
+    "ReplayMove",
+    "ReplayView",
+    "RoomView",
+    "RulesView",
+    "StandingView",
+    "StandingsView",
+    "parse",
+]
+
+RoomState = Literal["waiting", "countdown", "racing", "over", "closed"]
+RacerStatus = Literal["waiting", "playing", "won", "stuck", "resigned", "timed_out", "left"]
+
+
+V = TypeVar("V", bound=BaseModel)
+
+
+class _View(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class RulesView(_View):
+    """A room's rule set: variant plus overrides."""
+
+    variant: str = "belle-lucie"
+    name: str = ""
+    decks: int = 1
+    layout: str = "lucie"
+    build: str = "down-suit"
+    max_fan: int | None = None
+    king_fills_empty: bool = False
+    redeals: int = 2
+    merci: bool = False
+    undo: bool = True
+    cells: int = 0
+
+    def rule_set(self) -> RuleSet:
+        """The engine's :class:`RuleSet` for these rules (for local move choice).
+
+        :raises server.rules.RulesError: unknown variant or bad overrides.
+        """
+        return RuleSet.from_json(self.model_dump())
+
+
+class RacerView(_View):
+    """One racer as the room sees them."""
+
+    id: str
+    name: str
+    join_order: int = 0
+    ready: bool = False
+    status: str = "waiting"
+    foundation_cards: int = 0
+    moves: int = 0
+    redeals_used: int = 0
+    merci_used: bool = False
+    reach_time_ms: int | None = None
+    final: bool = False
+
+
+class RoomView(_View):
+    """A room: rules, deal number, state, racers and its last event number."""
+
+    id: str
+    code: str
+    rules: RulesView = Field(default_factory=RulesView)
+    deal_number: int | None = None
+    state: str = "waiting"
+    capacity: int = 8
+    time_limit_ms: int | None = None
+    visibility: str = "public"
+    countdown_ms: int | None = None
+    race_clock_ms: int | None = None
+    racers: list[RacerView] = Field(default_factory=list)
+    seq: int = 0
+
+    def racer(self, racer_id: str) -> RacerView | None:
+        """The racer with ``racer_id``, or ``None``."""
+        return next((r for r in self.racers if r.id == racer_id), None)
+
+
+class PositionView(_View):
+    """A game's table: fans bottom → top (``[]`` = gone), foundations as (suit, top rank)."""
+
+    fans: list[list[str]]
+    foundations: list[tuple[str, int]]
+    cells: list[str | None] = Field(default_factory=list)
+    redeals_used: int = 0
+    merci_used: bool = False
+    foundation_cards: int = 0
+
+    def position(self) -> Position:
+        """The engine's :class:`Position` (raises ``InvalidCardError`` on bad cards)."""
+        return position_from_json(self.model_dump())
+
+
+class GameView(_View):
+    """A racer's full game state; ``version`` is the number of moves applied."""
+
+    racer: str
+    version: int
+    status: str = "playing"
+    position: PositionView
+    legal_moves: list[str] = Field(default_factory=list)
+    can_undo: bool = False
+    redeals_left: int = 0
+    merci_available: bool = False
+    moves: int = 0
+    reach_time_ms: int | None = None
+    race_clock_ms: int | None = None
+
+
+class AckView(_View):
+    """The answer to an accepted move: ``applied`` lists the moves (autoplay expands)."""
+
+    client_move_id: str
+    version: int
+    race_clock_ms: int | None = None
+    applied: list[str] = Field(default_factory=list)
+    game: GameView
+
+
+class StandingView(_View):
+    """One line of the standings, best first by ``rank``."""
+
+    rank: int
+    racer: str
+    name: str
+    foundation_cards: int = 0
+    reach_time_ms: int | None = None
+    moves: int = 0
+    join_order: int = 0
+    status: str = "playing"
+    final: bool = False
+    points: int = 0
+
+
+class StandingsView(_View):
+    """Ranked standings; ``final`` once the race is over."""
+
+    final: bool = False
+    standings: list[StandingView] = Field(default_factory=list)
+
+
+class ReplayMove(_View):
+    """One logged move with its race-clock time and the version it made."""
+
+    move: str
+    race_clock_ms: int | None = None
+    version: int = 0
+
+
+class ReplayView(_View):
+    """A racer's move log; ``redeal_key`` (hex) is ``None`` until the race is over."""
+
+    rules: RulesView = Field(default_factory=RulesView)
+    deal_number: int | None = None
+    redeal_key: str | None = None
+    moves: list[ReplayMove] = Field(default_factory=list)
+    result: RacerView | None = None
+
+
+class CreatedRoom(_View):
+    """Answer to creating a room: the room and the host's secret token."""
+
+    room: RoomView
+    host_token: str
+
+
+class JoinedRoom(_View):
+    """Answer to joining: the racer and the racer's secret token."""
+
+    racer: RacerView
+    token: str
+
+
+def parse(model: type[V], data: Any) -> V:
+    """Validate ``data`` as ``model``; raises :class:`~client_cli.errors.ProtocolError`."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ProtocolError(f"server sent a {model.__name__} that does not fit: {exc}") from None

@@ -1,0 +1,35 @@
+"""The ``lucie`` command line without a server: help with examples, clear errors."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from client_cli.cli import build_parser
+
+SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot"]
+
+
+@pytest.mark.parametrize("name", SUBCOMMANDS)
+def test_every_subcommand_has_help_with_examples(name: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([name, "--help"])
+    out = capsys.readouterr().out
+    assert "examples:" in out and f"lucie {name}" in out
+
+
+def test_unreachable_server_gives_a_message_not_a_traceback() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for argv in (["rooms"], ["results", "ABCD"], ["join", "ABCD"]):
+        proc = subprocess.run([sys.executable, "-m", "client_cli.cli", *argv, "--server",
+                               f"http://127.0.0.1:{port}"], capture_output=True, text=True,
+                              timeout=30)
+        assert proc.returncode == 1
+        assert "no race server answers" in proc.stderr
+        assert "Traceback" not in proc.stderr + proc.stdout
