@@ -78,6 +78,7 @@ class RacerView(_View):
     redeals_used: int = 0
     merci_used: bool = False
     reach_time_ms: int | None = None
+    finished_ms: int | None = None
     final: bool = False
 
 
@@ -93,6 +94,7 @@ class RoomView(_View):
     time_limit_ms: int | None = None
     visibility: str = "public"
     countdown_ms: int | None = None
+    starts_in_ms: int | None = None
     race_clock_ms: int | None = None
     racers: list[RacerView] = Field(default_factory=list)
     seq: int = 0
@@ -123,6 +125,7 @@ class GameView(_View):
     racer: str
     version: int
     status: str = "playing"
+    final: bool = False
     position: PositionView
     legal_moves: list[str] = Field(default_factory=list)
     can_undo: bool = False

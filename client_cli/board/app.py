@@ -159,8 +159,8 @@ class RaceApp(App[int]):
         self.racers = {r.id: r for r in room.racers}
         if room.race_clock_ms is not None:
             self.clock_base = (room.race_clock_ms, time.monotonic())
-        if room.state == "countdown" and room.countdown_ms is not None:
-            self.countdown_until = time.monotonic() + room.countdown_ms / 1000
+        if room.state == "countdown" and room.starts_in_ms is not None:
+            self.countdown_until = time.monotonic() + room.starts_in_ms / 1000
 
     async def _on_event(self, ev: RoomEvent) -> None:
         room = self.room

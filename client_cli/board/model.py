@@ -49,9 +49,9 @@ def merci_targets(legal_moves: Iterable[str], card: str) -> set[str]:
 
 def rank_racers(racers: Iterable[RacerView]) -> list[RacerView]:
     """Racers best first by rules.md "Race ranking": foundation cards, reach time,
-    moves, join order (a missing reach time counts as latest)."""
+    moves, join order (a missing reach time ranks as 0, as on the server)."""
     def key(r: RacerView) -> tuple[int, int, int, int]:
-        reach = r.reach_time_ms if r.reach_time_ms is not None else 1 << 62
+        reach = r.reach_time_ms or 0
         return (-r.foundation_cards, reach, r.moves, r.join_order)
     return sorted((r for r in racers if r.status != "left"), key=key)
 

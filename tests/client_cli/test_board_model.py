@@ -26,8 +26,8 @@ def test_rank_racers_follows_the_rule_book() -> None:
         return RacerView(id=i, name=i, foundation_cards=cards, reach_time_ms=reach, moves=moves,
                          join_order=order)
     racers = [r("a", 5, 900, 10, 0), r("b", 7, 2000, 30, 1), r("c", 5, 800, 40, 2),
-              r("d", 5, 800, 40, 3), r("e", 0, None, 0, 4)]
-    assert [x.id for x in rank_racers(racers)] == ["b", "c", "d", "a", "e"]
+              r("d", 5, 800, 40, 3), r("e", 0, None, 0, 4), r("f", 0, None, 0, 5)]
+    assert [x.id for x in rank_racers(racers)] == ["b", "c", "d", "a", "e", "f"]
 
 
 def test_apply_progress_updates_only_known_racers() -> None:
