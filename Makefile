@@ -15,8 +15,10 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The main job: a race against three bots on a random real deal. Starts the
+# embedded server (stopped on exit) when none answers at $$LUCIE_SERVER or :8000.
 run: $(STAMP)
-	$(VENV)/bin/lucie deal 1
+	$(VENV)/bin/lucie play --bots 3 $(ARGS)
 
 server: $(STAMP)
 	$(VENV)/bin/lucie-server
