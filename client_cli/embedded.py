@@ -2,8 +2,9 @@
 
 ``lucie play`` (and so ``make run``) call :func:`ensure_server`: when the
 server URL is on this machine and nothing answers there, it starts
-``lucie-server`` as a child process on that port (in-memory store, no
-configuration), waits until it answers, and stops it on exit.
+``lucie-server`` as a child process on that port (``LUCIE_HOST`` and
+``LUCIE_PORT`` set, ``REDIS_URL`` unset: the in-memory store), waits
+until it answers, and stops it on exit.
 """
 
 from __future__ import annotations
@@ -56,11 +57,10 @@ def _port_taken(host: str, port: int) -> bool:
         return s.connect_ex((host, port)) == 0
 
 
-def _server_command(host: str, port: int) -> list[str]:
+def _server_command() -> list[str]:
     script = Path(sys.executable).with_name("lucie-server")
     exe = str(script) if script.exists() else shutil.which("lucie-server")
-    base = [exe] if exe else [sys.executable, "-c", "from server.app import main; main()"]
-    return [*base, "--host", host, "--port", str(port)]
+    return [exe] if exe else [sys.executable, "-c", "from server.app import main; main()"]
 
 
 def start_server(url: str, *, wait_s: float = 20.0,
@@ -75,8 +75,9 @@ def start_server(url: str, *, wait_s: float = 20.0,
     host, port = _host_port(url)
     log_path = log_path or Path(tempfile.gettempdir()) / f"lucie-server-{port}.log"
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(LUCIE_HOST=host, LUCIE_PORT=str(port))
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(_server_command(host, port), stdout=log,
+        proc = subprocess.Popen(_server_command(), stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
