@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -68,6 +69,10 @@ class RoomOptions:
     time_limit_s: int = 900
     visibility: Literal["public", "private"] = "public"
     countdown_s: int = 3
+    redeal_key: bytes | None = None
+    """Internal (not on the wire): replay a recorded game's redeals (ghost rooms)."""
+    ranked: bool = True
+    """Internal: whether final results feed the leaderboards (ghost rooms: no)."""
 
 
 def rules_view(rules: RuleSet) -> RulesView:
@@ -83,6 +88,8 @@ class AuthorityCore:
         self.config = config or RaceConfig()
         self._games: OrderedDict[tuple[str, str], Game] = OrderedDict()
         self._rules: dict[str, RuleSet] = {}
+        self.race_over_hooks: list[Callable[[RoomRecord, list[RacerView]], Awaitable[None]]] = []
+        """Called once per race, by the process that ended it (leaderboards feed)."""
 
     # -- helpers ---------------------------------------------------------------
 
@@ -249,6 +256,8 @@ class AuthorityCore:
             except VersionConflict:
                 continue
             await self.store.expire_room(room_id, self.config.ended_ttl_ms)
+            for hook in self.race_over_hooks:
+                await hook(over, views)
             return
 
     async def _time_out(self, room: RoomRecord, racer_id: str, now: int) -> RacerRecord:

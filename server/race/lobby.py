@@ -77,7 +77,8 @@ class Lobby(AuthorityCore):
             code = new_code()
         room = RoomRecord(
             id=room_id, code=code, rules=rules.to_json(), deal_number=deal_number,
-            redeal_key=secrets.token_bytes(32).hex(), capacity=options.capacity,
+            redeal_key=(options.redeal_key or secrets.token_bytes(32)).hex(), ranked=options.ranked,
+            capacity=options.capacity,
             time_limit_ms=options.time_limit_s * 1000, visibility=options.visibility,
             countdown_ms=options.countdown_s * 1000, host_digest=token_digest(host_token),
             created_ms=now,

@@ -40,6 +40,7 @@ class RoomRecord(_Record):
     rules: dict[str, object]
     deal_number: int
     redeal_key: str
+    ranked: bool = True
     state: RoomState = "waiting"
     capacity: int
     time_limit_ms: int
