@@ -17,14 +17,19 @@ leaderboard's "earlier join"); see :func:`~server.store.leaderboard_base.encode_
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Final, Literal
 
 from server.rules import RuleSet, get_variant
+from server.store.base import StoreError
 from server.store.leaderboard_base import LeaderboardStore, encode_score
 
-from .daily import daily_deal
+from .daily import daily_deal, utc_date
+from .state import RoomRecord
+from .views import RacerView
 
 __all__ = [
     "MAX_LIMIT",
@@ -34,7 +39,9 @@ __all__ = [
     "all_time_board",
     "counts_for_boards",
     "daily_board",
+    "feed_race",
     "leaderboard",
+    "race_over_hook",
     "record_result",
 ]
 
@@ -42,6 +49,8 @@ BoardKind = Literal["daily", "all-time"]
 MAX_LIMIT: Final = 100
 """Most rows one leaderboard read returns."""
 MAX_NAME: Final = 64
+_FED_STATUSES: Final = frozenset({"won", "stuck", "resigned", "timed_out"})
+log = logging.getLogger(__name__)
 
 
 def daily_board(variant: str, day: date) -> str:
@@ -158,3 +167,50 @@ async def leaderboard(
             status=str(d.get("status", "")), room=str(d.get("room", "")),
             finished_at_ms=int(d.get("finished_at_ms", 0)))))
     return rows
+
+
+async def feed_race(
+    store: LeaderboardStore, room: RoomRecord, racers: Sequence[RacerView]
+) -> int:
+    """Offer every final result of a finished race to the boards; returns how many
+    were kept on some board.
+
+    Skipped: unranked rooms (ghost rooms), results that are not final, racers
+    who left. The daily board is the one of the UTC date the room was created
+    on when its deal is that date's daily deal, else of the date the race ended.
+
+    :raises StoreUnavailable: the leaderboard store cannot be reached.
+    """
+    if not room.ranked:
+        return 0
+    rules = RuleSet.from_json(room.rules)
+    day = utc_date(room.created_ms)
+    if room.deal_number != daily_deal(rules.id, day) and room.ended_ms is not None:
+        day = utc_date(room.ended_ms)
+    kept = 0
+    for racer in racers:
+        if not racer.final or racer.status not in _FED_STATUSES:
+            continue
+        result = LeaderboardResult(
+            name=racer.name, variant=rules.id, deal_number=room.deal_number,
+            foundation_cards=racer.foundation_cards, reach_time_ms=racer.reach_time_ms,
+            moves=racer.moves, status=racer.status, room=room.code,
+            finished_at_ms=room.ended_ms or 0)
+        if await record_result(store, rules, result, day):
+            kept += 1
+    return kept
+
+
+def race_over_hook(
+    store: LeaderboardStore,
+) -> Callable[[RoomRecord, list[RacerView]], Awaitable[None]]:
+    """A race-over hook for the authority (``authority.race_over_hooks``) that feeds
+    the boards; a store failure is logged, never raised into the race."""
+
+    async def hook(room: RoomRecord, racers: list[RacerView]) -> None:
+        try:
+            await feed_race(store, room, racers)
+        except StoreError:
+            log.warning("leaderboards: results of room %s not recorded (store down)", room.id)
+
+    return hook

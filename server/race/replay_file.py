@@ -95,7 +95,7 @@ class _MoveEntry(_Model):
 
 
 class _Result(_Model):
-    status: Literal["playing", "won", "stuck", "resigned", "timed_out", "left"]
+    status: Literal["waiting", "playing", "won", "stuck", "resigned", "timed_out", "left"]
     foundation_cards: int = Field(ge=0)
     moves: int = Field(ge=0)
     redeals_used: int = Field(ge=0)

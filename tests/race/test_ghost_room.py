@@ -1,0 +1,96 @@
+"""Ghost rooms on the real authority and memory store: the ghost races as recorded."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from server.race import RaceAuthority, RoomOptions
+from server.race.ghost_room import GhostRooms, ghost_name
+from server.race.head_to_head import RacerRef, compare_sources
+from server.store.memory import MemoryStore
+
+from .games import KEY, record
+
+RECORDED = [("8f", 60), ("15f", 150), ("2-3", 150), ("r", 260)]
+TOLERANCE_MS = 60  # driver poll + scheduling; the store clock has 1 ms resolution
+
+
+@pytest.fixture
+async def ghosts() -> AsyncIterator[GhostRooms]:
+    store = MemoryStore()
+    rooms = GhostRooms(RaceAuthority(store))
+    yield rooms
+    await rooms.aclose()
+    await store.close()
+
+
+async def _until(predicate: object, timeout: float = 3.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not await predicate():  # type: ignore[operator]
+            await asyncio.sleep(0.02)
+
+
+def test_ghost_name() -> None:
+    assert ghost_name("ada") == "👻 ada"
+    assert ghost_name("  ") == "👻 ghost"
+    assert len(ghost_name("x" * 40)) == 24
+
+
+async def test_ghost_races_the_recorded_timeline(ghosts: GhostRooms) -> None:
+    rec = record(RECORDED, name="ada", status="resigned", finished_ms=320)
+    authority = ghosts.authority
+    room, _host, ghost = await ghosts.create(RoomOptions(countdown_s=0, time_limit_s=30), rec)
+    assert (room.deal_number, room.rules.variant, room.state) == (2, "belle-lucie", "waiting")
+    assert [r.name for r in room.racers] == ["👻 ada"] and ghost.name == "👻 ada"
+    bob, token = await authority.join(room.code, "bob")
+    await authority.set_ready(room.code, bob.id, token, True)  # the ghost follows: race on
+
+    async def ghost_done() -> bool:
+        view = await authority.get_room(room.id)
+        return view.state == "racing" and view.racers[0].final
+
+    await _until(ghost_done)
+    replay = await authority.replay(room.id, ghost.id)
+    assert [m.move for m in replay.moves] == [m for m, _ in RECORDED]
+    for got, (_, want) in zip(replay.moves, RECORDED, strict=True):
+        assert want <= got.race_clock_ms <= want + TOLERANCE_MS
+    assert replay.result.status == "resigned" and replay.result.foundation_cards == 2
+    assert 320 <= (replay.result.finished_ms or 0) <= 320 + TOLERANCE_MS
+
+    await authority.resign(room.code, bob.id, token)
+    standings = await authority.standings(room.code)
+    assert standings.final and [s.name for s in standings.standings] == ["👻 ada", "bob"]
+    # same deal, same key, same moves: the ghost's game is the recording
+    same = await compare_sources(authority, RacerRef(room.code, ghost.id), rec)
+    assert same.divergence.move_index is None
+    assert same.a.layouts[1].reached and same.b.redeals_used == 1
+    assert replay.redeal_key is None  # fetched during the race
+    after = await authority.replay(room.code, ghost.id)
+    assert bytes.fromhex(after.redeal_key or "") == KEY
+
+
+async def test_a_ghost_keeps_racing_until_its_next_recorded_move(ghosts: GhostRooms) -> None:
+    rec = record([("8f", 50), ("15f", 12_000)], name="slow")
+    room, host, _ = await ghosts.create(RoomOptions(countdown_s=0, time_limit_s=10), rec)
+    await ghosts.authority.start(room.code, host)
+
+    async def moved() -> bool:
+        return (await ghosts.authority.get_room(room.id)).racers[0].moves == 1
+
+    await _until(moved)
+    view = (await ghosts.authority.get_room(room.id)).racers[0]
+    assert view.foundation_cards == 1 and not view.final and ghosts.running == 1
+
+
+async def test_closing_the_room_stops_the_driver(ghosts: GhostRooms) -> None:
+    room, host, _ = await ghosts.create(RoomOptions(), record(RECORDED))
+    assert ghosts.running == 1
+    await ghosts.authority.close(room.code, host)
+
+    async def stopped() -> bool:
+        return ghosts.running == 0
+
+    await _until(stopped)
