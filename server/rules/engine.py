@@ -11,12 +11,12 @@ they are refused with :class:`IllegalMoveError`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Final, Literal
+from typing import Final, Literal, NoReturn
 
 from .cards import KING, Card, card_glyph
 from .errors import IllegalMoveError
 from .moves import ANY_CELL, FOUNDATION, REDEAL, Move, cell_index, cell_place, is_cell
-from .position import EMPTY_CELL, Position
+from .position import EMPTY_CELL, Position, make_position
 from .redeal import redeal_fans
 from .variants import RuleSet
 
@@ -105,11 +105,15 @@ def _replace_fan(
     return (*fans[:index], fan, *fans[index + 1:])
 
 
+def _no_such_fan(pos: Position, place: int) -> NoReturn:
+    if place == FOUNDATION:
+        raise IllegalMoveError("a card on a foundation stays there (no moves off foundations)")
+    raise IllegalMoveError(f"there is no fan {place + 1} (fans 1–{len(pos.fans)})")
+
+
 def _fan_index(pos: Position, place: int) -> int:
     if not 0 <= place < len(pos.fans):
-        if place == FOUNDATION:
-            raise IllegalMoveError("a card on a foundation stays there (no moves off foundations)")
-        raise IllegalMoveError(f"there is no fan {place + 1} (fans 1–{len(pos.fans)})")
+        _no_such_fan(pos, place)
     return place
 
 
@@ -123,8 +127,17 @@ def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
     assert source is not None and target is not None
     fans = pos.fans
     cells = pos.cells
+    n = len(fans)
     # take the card
-    if is_cell(source):
+    if 0 <= source < n:
+        fan = fans[source]
+        if not fan:
+            raise IllegalMoveError(f"fan {source + 1} is empty")
+        card = fan[-1]
+        lone = len(fan) == 1
+        fans = (*fans[:source], fan[:-1], *fans[source + 1 :])
+        src_fan = source
+    elif is_cell(source):
         ci = cell_index(source)
         if ci >= len(cells):
             raise IllegalMoveError(
@@ -133,23 +146,31 @@ def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
         card = cells[ci]
         if card == EMPTY_CELL:
             raise IllegalMoveError(f"free cell c{ci + 1} is empty")
-        cells = (*cells[:ci], EMPTY_CELL, *cells[ci + 1:])
+        cells = (*cells[:ci], EMPTY_CELL, *cells[ci + 1 :])
         src_fan = -1
         lone = False
     else:
-        src_fan = _fan_index(pos, source)
-        fan = fans[src_fan]
-        if not fan:
-            raise IllegalMoveError(f"fan {src_fan + 1} is empty")
-        card = fan[-1]
-        lone = len(fan) == 1
-        fans = _replace_fan(fans, src_fan, fan[:-1])
+        _no_such_fan(pos, source)
     # put it down
+    if 0 <= target < n:
+        if target == src_fan:
+            raise IllegalMoveError("a card cannot go onto its own fan")
+        dst_fan = pos.fans[target]
+        if not _accepts(rules, dst_fan, card):
+            raise IllegalMoveError(_refusal(rules, dst_fan, card, target + 1))
+        if lone and not dst_fan:
+            raise IllegalMoveError(
+                f"{card_glyph(card)} is alone in fan {src_fan + 1}: "
+                "moving it to an empty fan changes nothing"
+            )
+        fans = (*fans[:target], (*dst_fan, card), *fans[target + 1 :])
+        return make_position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
     if target == FOUNDATION:
         pile = foundation_pile(pos, card)
         if pile is None:
             raise IllegalMoveError(f"{card_glyph(card)} cannot go to its foundation yet")
-        return Position(fans, _with_foundation(pos, pile), cells, pos.redeals_used, pos.merci_used)
+        founds = _with_foundation(pos, pile)
+        return make_position(fans, founds, cells, pos.redeals_used, pos.merci_used)
     if target == ANY_CELL or is_cell(target):
         if src_fan < 0:
             raise IllegalMoveError("a card moves from a free cell to a foundation or a fan only")
@@ -160,21 +181,9 @@ def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
         if EMPTY_CELL not in cells:
             raise IllegalMoveError("every free cell is taken")
         ci = cells.index(EMPTY_CELL)
-        cells = (*cells[:ci], card, *cells[ci + 1:])
-        return Position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
-    dst = _fan_index(pos, target)
-    if dst == src_fan:
-        raise IllegalMoveError("a card cannot go onto its own fan")
-    dst_fan = pos.fans[dst]
-    if not _accepts(rules, dst_fan, card):
-        raise IllegalMoveError(_refusal(rules, dst_fan, card, dst + 1))
-    if lone and not dst_fan:
-        raise IllegalMoveError(
-            f"{card_glyph(card)} is alone in fan {src_fan + 1}: "
-            "moving it to an empty fan changes nothing"
-        )
-    fans = _replace_fan(fans, dst, (*dst_fan, card))
-    return Position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
+        cells = (*cells[:ci], card, *cells[ci + 1 :])
+        return make_position(fans, pos.foundations, cells, pos.redeals_used, pos.merci_used)
+    _no_such_fan(pos, target)
 
 
 def _check_redeal_left(rules: RuleSet, pos: Position) -> None:
@@ -192,7 +201,7 @@ def _apply_redeal(rules: RuleSet, pos: Position, key: bytes) -> Position:
     if not gathered:
         raise IllegalMoveError("there are no cards left to redeal")
     k = pos.redeals_used + 1
-    return Position(
+    return make_position(
         redeal_fans(key, k, gathered),
         pos.foundations,
         (EMPTY_CELL,) * len(pos.cells),
@@ -238,7 +247,7 @@ def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
         pile = foundation_pile(pos, card)
         if pile is None:
             raise IllegalMoveError(f"{card_glyph(card)} cannot go to its foundation yet")
-        return Position(fans, _with_foundation(pos, pile), pos.cells, pos.redeals_used, True)
+        return make_position(fans, _with_foundation(pos, pile), pos.cells, pos.redeals_used, True)
     if target < 0:
         raise IllegalMoveError("the merci card goes to its foundation or onto a fan")
     dst = _fan_index(pos, target)
@@ -248,7 +257,7 @@ def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
     if not _accepts(rules, dst_fan, card):
         raise IllegalMoveError(_refusal(rules, dst_fan, card, dst + 1))
     fans = _replace_fan(fans, dst, (*dst_fan, card))
-    return Position(fans, pos.foundations, pos.cells, pos.redeals_used, True)
+    return make_position(fans, pos.foundations, pos.cells, pos.redeals_used, True)
 
 
 def apply(rules: RuleSet, pos: Position, move: Move, redeal_key: bytes = _NO_KEY) -> Position:
@@ -344,6 +353,19 @@ def _fan_targets(
     return out
 
 
+_KEY_BASE: Final = 4096
+_PLAYS: dict[int, Move] = {}
+"""Play moves made so far, by ``source * 4096 + target``: moves are immutable
+values, so :func:`legal_moves` hands out shared instances."""
+
+
+def _play(source: int, target: int) -> Move:
+    move = Move("play", source, target)
+    if len(_PLAYS) < 65536:
+        _PLAYS[source * _KEY_BASE + target] = move
+    return move
+
+
 def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
     """Every legal move in ``pos``, lazily, in a fixed order.
 
@@ -362,6 +384,7 @@ def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
     index, empties = _targets(rules, fans)
     piles = pos.foundations
     n_piles = len(piles)
+    plays = _PLAYS
     for i, fan in enumerate(fans):
         if not fan:
             continue
@@ -369,14 +392,22 @@ def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
         rank = card % 13
         for p in range(card // 13, n_piles, 4):
             if piles[p] == rank:
-                yield Move("play", i, FOUNDATION)
+                yield plays.get(i * _KEY_BASE - 1) or _play(i, FOUNDATION)
                 break
-        lone = len(fan) == 1
-        for j in _fan_targets(keys_of[card], index, empties, card):
-            if j != i and not (lone and not fans[j]):
-                yield Move("play", i, j)
+        keys = keys_of[card]
+        if empties or len(keys) > 1:
+            lone = len(fan) == 1
+            for j in _fan_targets(keys, index, empties, card):
+                if j != i and not (lone and not fans[j]):
+                    yield plays.get(i * _KEY_BASE + j) or _play(i, j)
+        elif keys:
+            slot = index.get(keys[0])
+            if slot:
+                for j in slot:
+                    if j != i:
+                        yield plays.get(i * _KEY_BASE + j) or _play(i, j)
         if has_free_cell:
-            yield Move("play", i, ANY_CELL)
+            yield plays.get(i * _KEY_BASE - 2) or _play(i, ANY_CELL)
     for ci, card in enumerate(cells):
         if card == EMPTY_CELL:
             continue

@@ -11,11 +11,13 @@ card or ``-1`` per free cell. ``redeals_used`` counts redeals taken and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import Card
 
-__all__ = ["EMPTY_CELL", "Position"]
+__all__ = ["EMPTY_CELL", "Position", "make_position"]
 
 EMPTY_CELL = -1
 
@@ -40,3 +42,29 @@ class Position:
         out = [c for fan in self.fans for c in fan]
         out.extend(c for c in self.cells if c != EMPTY_CELL)
         return out
+
+
+_new = object.__new__
+_SETTERS: tuple[Callable[[Position, Any], None], ...] = tuple(
+    getattr(Position, name).__set__
+    for name in ("fans", "foundations", "cells", "redeals_used", "merci_used")
+)
+
+
+def make_position(
+    fans: tuple[tuple[Card, ...], ...],
+    foundations: tuple[int, ...],
+    cells: tuple[Card, ...],
+    redeals_used: int,
+    merci_used: bool,
+) -> Position:
+    """``Position(fans, foundations, cells, redeals_used, merci_used)``, made
+    about twice as fast (the engine's hot path); the result is the same value."""
+    pos: Position = _new(Position)
+    set_fans, set_foundations, set_cells, set_redeals, set_merci = _SETTERS
+    set_fans(pos, fans)
+    set_foundations(pos, foundations)
+    set_cells(pos, cells)
+    set_redeals(pos, redeals_used)
+    set_merci(pos, merci_used)
+    return pos

@@ -23,8 +23,8 @@ parties):
 
 from __future__ import annotations
 
-import hashlib
 import hmac
+import struct
 from collections.abc import Iterator, Sequence
 from typing import Final
 
@@ -35,28 +35,49 @@ __all__ = ["DOMAIN", "KEY_BYTES", "layout_in_threes", "redeal_fans", "shuffle_fo
 DOMAIN: Final = b"lucie-redeal-v1"
 KEY_BYTES: Final = 32
 """Length of the redeal keys the service makes (any length is accepted)."""
+_SPAN: Final = 1 << 32
 
 
-def _words(key: bytes, msg: bytes) -> Iterator[int]:
-    counter = 0
+_WORDS_PER_BLOCK: Final = struct.Struct(">8I")
+
+
+def _words(key: bytes, msg: bytes, start: int = 0) -> Iterator[int]:
+    counter = start
     while True:
-        block = hmac.new(key, msg + counter.to_bytes(4, "big"), hashlib.sha256).digest()
-        for i in range(0, 32, 4):
-            yield int.from_bytes(block[i : i + 4], "big")
+        block = hmac.digest(key, msg + counter.to_bytes(4, "big"), "sha256")
+        yield from _WORDS_PER_BLOCK.unpack(block)
         counter += 1
 
 
 def shuffle_for_redeal(key: bytes, k: int, cards: Sequence[Card]) -> list[Card]:
-    """The gathered ``cards`` shuffled for redeal ``k`` (1-based) under ``key``."""
+    """The gathered ``cards`` shuffled for redeal ``k`` (1-based) under ``key``.
+
+    Pure: the same arguments always give the same list (``docs/redeal.md``).
+    """
     n = len(cards)
     msg = DOMAIN + bytes([k & 0xFF]) + n.to_bytes(2, "big") + bytes(cards)
     out = list(cards)
-    words = _words(key, msg)
+    # The blocks a shuffle needs without rejections, made in one go; a
+    # rejected word (chance below n / 2**32 each) continues the same stream.
+    blocks = (n + 6) // 8
+    digest = hmac.digest
+    words: list[int] = []
+    for counter in range(blocks):
+        words.extend(_WORDS_PER_BLOCK.unpack(digest(key, msg + counter.to_bytes(4, "big"),
+                                                     "sha256")))
+    more: Iterator[int] | None = None
+    w_at = 0
     for i in range(n - 1, 0, -1):
         m = i + 1
-        limit = (1 << 32) - ((1 << 32) % m)
+        limit = _SPAN - _SPAN % m
         while True:
-            w = next(words)
+            if w_at < len(words):
+                w = words[w_at]
+                w_at += 1
+            else:
+                if more is None:
+                    more = _words(key, msg, blocks)
+                w = next(more)
             if w < limit:
                 break
         j = w % m
