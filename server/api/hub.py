@@ -1,0 +1,135 @@
+"""Per-process fan-out of room events to WebSocket connections.
+
+One :class:`RoomFeed` per room with listeners in this process reads the
+store's event log (:meth:`server.store.base.Store.subscribe`), encodes each
+event once, and hands it to every listener without waiting: a listener whose
+bounded queue is full is told to go (:meth:`Listener.overflow`), so a slow
+client never stalls the others. The feed stops when its last listener leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+
+from server.store.base import EventsTooOld, Store, StoreUnavailable
+
+__all__ = ["Hub", "Item", "Listener"]
+
+log = logging.getLogger("server.api.hub")
+
+Item = tuple[str, int, str]
+"""What a connection's queue holds: ``(kind, seq, text)`` — kind ``event`` (text is
+the encoded message), ``msg`` (a direct message, seq 0), ``resync``, ``gone`` or ``close``."""
+
+
+class Listener:
+    """One connection's bounded queue of :data:`Item` values."""
+
+    def __init__(self, size: int, on_overflow: Callable[[], None]) -> None:
+        self.queue: asyncio.Queue[Item] = asyncio.Queue(size)
+        self._on_overflow = on_overflow
+        self.dead = False
+
+    def push(self, item: Item) -> None:
+        """Queue ``item`` without waiting; a full queue makes the listener overflow."""
+        if self.dead:
+            return
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.overflow()
+
+    def overflow(self) -> None:
+        """Drop what is queued and ask the connection to close (too slow)."""
+        self.close(4000, "too slow: send queue full")
+        self._on_overflow()
+
+    def close(self, code: int, reason: str) -> None:
+        """Drop what is queued; the connection's next item closes it with ``code``."""
+        if self.dead:
+            return
+        self.dead = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(("close", code, reason))
+
+
+class RoomFeed:
+    """The events of one room for this process's listeners."""
+
+    def __init__(self, store: Store, room_id: str, since: int) -> None:
+        self.store = store
+        self.room_id = room_id
+        self.since = since
+        self.listeners: set[Listener] = set()
+        self.task: asyncio.Task[None] | None = None
+
+    async def run(self) -> None:
+        while self.listeners:
+            try:
+                async with contextlib.aclosing(
+                        self.store.subscribe(self.room_id, self.since)) as events:
+                    async for event in events:
+                        self.since = event["seq"]
+                        text = json.dumps({"t": "event", "d": event}, separators=(",", ":"))
+                        for listener in list(self.listeners):
+                            listener.push(("event", event["seq"], text))
+                for listener in list(self.listeners):
+                    listener.push(("gone", 0, ""))
+                return
+            except EventsTooOld:
+                self.since = await self.store.last_seq(self.room_id)
+                for listener in list(self.listeners):
+                    listener.push(("resync", self.since, ""))
+            except StoreUnavailable:
+                log.warning("room feed %s: store unavailable, retrying", self.room_id)
+                await asyncio.sleep(0.5)
+
+
+class Hub:
+    """Room feeds of this process, started on the first listener of a room."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._feeds: dict[str, RoomFeed] = {}
+
+    async def attach(self, room_id: str, listener: Listener) -> None:
+        """Deliver every event of the room committed from now on to ``listener``."""
+        feed = self._feeds.get(room_id)
+        if feed is None or feed.task is None or feed.task.done():
+            since = await self.store.last_seq(room_id)
+            feed = self._feeds.get(room_id)
+            if feed is None or feed.task is None or feed.task.done():
+                feed = self._feeds[room_id] = RoomFeed(self.store, room_id, since)
+                feed.listeners.add(listener)
+                feed.task = asyncio.create_task(feed.run(), name=f"feed:{room_id}")
+                return
+        feed.listeners.add(listener)
+
+    def detach(self, room_id: str, listener: Listener) -> None:
+        """Stop delivering to ``listener``; the feed stops with its last listener."""
+        feed = self._feeds.get(room_id)
+        if feed is None:
+            return
+        feed.listeners.discard(listener)
+        if not feed.listeners:
+            del self._feeds[room_id]
+            if feed.task is not None:
+                feed.task.cancel()
+
+    async def close(self) -> None:
+        """Stop every feed."""
+        tasks = [f.task for f in self._feeds.values() if f.task is not None]
+        self._feeds.clear()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    @property
+    def rooms(self) -> int:
+        """Rooms with a running feed."""
+        return len(self._feeds)

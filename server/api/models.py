@@ -1,0 +1,280 @@
+"""Wire models of requests and WebSocket messages (docs/protocol.md).
+
+Every model refuses unknown fields (``extra="forbid"``). Client → server
+WebSocket messages form one discriminated union on ``t``
+(:data:`ClientMessage`); server → client messages are :data:`ServerMessage`.
+Answers of the REST API are the views of :mod:`server.race.views`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from server.race.views import Ack, GameView, RacerView, RoomView, Standing
+
+__all__ = [
+    "ClientMessage",
+    "CreateRoom",
+    "CreatedRoom",
+    "ErrorBody",
+    "ErrorInfo",
+    "Event",
+    "JoinRoom",
+    "Joined",
+    "MoveBody",
+    "MoveIn",
+    "ReadyBody",
+    "RoomList",
+    "ServerMessage",
+    "client_message",
+]
+
+MoveValue = Annotated[
+    str | dict[str, str | int],
+    Field(description='text notation ("3f", "3-7", "r", "m 5H f", "u", "a") or a JSON move '
+          '({"type": "play", "from": "3", "to": "f"})'),
+]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CreateRoom(_In):
+    """``POST /rooms``: a new room."""
+
+    variant: str = Field("belle-lucie", max_length=40)
+    redeals: int | None = Field(None, ge=0, le=9)
+    merci: bool | None = None
+    undo: bool | None = None
+    deal: int | Literal["random", "daily"] = Field(
+        "random", description="a deal number (1 … 10^20 − 1), \"random\" or \"daily\"")
+    capacity: int = Field(8, ge=1, le=64)
+    time_limit_s: int = Field(900, ge=10, le=14400)
+    visibility: Literal["public", "private"] = "public"
+    countdown_s: int = Field(3, ge=0, le=60)
+
+
+class CreatedRoom(_In):
+    """The new room and its host token (keep it secret)."""
+
+    room: RoomView
+    host_token: str
+
+
+class RoomList(_In):
+    """Public rooms waiting for racers."""
+
+    rooms: list[RoomView]
+
+
+class JoinRoom(_In):
+    """``POST /rooms/{room}/racers``."""
+
+    name: str = Field(min_length=1, max_length=64)
+
+
+class Joined(_In):
+    """The racer and their secret token (keep it secret)."""
+
+    racer: RacerView
+    token: str
+
+
+class ReadyBody(_In):
+    """``POST /rooms/{room}/racers/{racer}/ready``."""
+
+    ready: bool = True
+
+
+class MoveBody(_In):
+    """A move: the move, the game version it expects, a client move id."""
+
+    move: MoveValue
+    expected_version: int = Field(ge=0, le=1_000_000)
+    client_move_id: str = Field(min_length=1, max_length=64)
+
+
+class ErrorInfo(_In):
+    """A stable namespaced code, a human message, optional details."""
+
+    code: str
+    message: str
+    details: dict[str, Any] | None = None
+
+
+class ErrorBody(_In):
+    """Every HTTP error answer."""
+
+    error: ErrorInfo
+
+
+# -- WebSocket: client → server ----------------------------------------------------
+
+
+class MoveIn(_In):
+    """Submit a move (racers only)."""
+
+    t: Literal["move"]
+    d: MoveBody
+
+
+class ReadyIn(_In):
+    """Set ready (racers only, before the start)."""
+
+    t: Literal["ready"]
+    d: ReadyBody
+
+
+class _TokenData(_In):
+    token: str = Field(min_length=1, max_length=128)
+
+
+class AuthIn(_In):
+    """Become a racer on this socket (when no Authorization header was sent)."""
+
+    t: Literal["auth"]
+    d: _TokenData
+
+
+class ResignIn(_In):
+    """Concede (racers only)."""
+
+    t: Literal["resign"]
+    d: dict[str, Any] | None = Field(None, max_length=0)
+
+
+class PingIn(_In):
+    """Application-level ping; the server answers ``pong``."""
+
+    t: Literal["ping"]
+    d: dict[str, Any] | None = Field(None, max_length=0)
+
+
+ClientMessage = Annotated[MoveIn | ReadyIn | AuthIn | ResignIn | PingIn,
+                          Field(discriminator="t")]
+"""Every message a client may send."""
+
+_CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+def client_message(raw: str | bytes) -> MoveIn | ReadyIn | AuthIn | ResignIn | PingIn:
+    """Decode one client message.
+
+    :raises pydantic.ValidationError: bad JSON, unknown ``t``, bad fields.
+    """
+    return _CLIENT.validate_json(raw)  # type: ignore[no-any-return]
+
+
+# -- WebSocket: server → client ----------------------------------------------------
+
+
+class WelcomeData(_In):
+    """Who you are on this socket and the room now (its ``seq`` included)."""
+
+    racer: str | None
+    room: RoomView
+
+
+class WelcomeOut(_In):
+    """First message on every socket, and again after a successful ``auth``."""
+
+    t: Literal["welcome"]
+    d: WelcomeData
+
+
+class Event(BaseModel):
+    """A room event: ``seq``, ``type``, ``race_clock_ms`` and the fields of its type.
+
+    Types and fields: ``created {code}``, ``joined {racer: Racer}``,
+    ``left {racer}``, ``ready {racer, ready}``, ``countdown {starts_in_ms}``,
+    ``started {deal_number}``, ``progress {racer, foundation_cards, moves,
+    redeals_used, merci_used, status, reach_time_ms}``, ``finished {racer,
+    status}``, ``race_over {final, standings: [Standing]}``, ``closed {}``.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    seq: int
+    type: Literal["created", "joined", "left", "ready", "countdown", "started", "progress",
+                  "finished", "race_over", "closed"]
+    race_clock_ms: int | None
+    racer: str | RacerView | None = None
+    ready: bool | None = None
+    starts_in_ms: int | None = None
+    deal_number: int | None = None
+    foundation_cards: int | None = None
+    moves: int | None = None
+    redeals_used: int | None = None
+    merci_used: bool | None = None
+    status: str | None = None
+    reach_time_ms: int | None = None
+    final: bool | None = None
+    standings: list[Standing] | None = None
+    code: str | None = None
+
+
+class EventOut(_In):
+    """One room event."""
+
+    t: Literal["event"]
+    d: Event
+
+
+class SnapshotData(_In):
+    """The room now; sent instead of missed events that are too old."""
+
+    seq: int
+    room: RoomView
+
+
+class SnapshotOut(_In):
+    """A full resync (``since`` too old, or this socket fell behind)."""
+
+    t: Literal["snapshot"]
+    d: SnapshotData
+
+
+class AckOut(_In):
+    """A move was accepted (or is a repeat of an accepted one)."""
+
+    t: Literal["ack"]
+    d: Ack
+
+
+class RefusedData(_In):
+    """A move was refused; ``game`` is the current game for a stale version."""
+
+    client_move_id: str | None
+    code: str
+    message: str
+    game: GameView | None = None
+
+
+class RefusedOut(_In):
+    """A refused move; nothing changed."""
+
+    t: Literal["refused"]
+    d: RefusedData
+
+
+class ErrorOut(_In):
+    """A message that could not be handled (bad shape, not allowed); nothing changed."""
+
+    t: Literal["error"]
+    d: ErrorInfo
+
+
+class PongOut(_In):
+    """Answer to ``ping``."""
+
+    t: Literal["pong"]
+
+
+ServerMessage = Annotated[
+    WelcomeOut | EventOut | SnapshotOut | AckOut | RefusedOut | ErrorOut | PongOut,
+    Field(discriminator="t"),
+]
+"""Every message the server sends."""

@@ -1,0 +1,95 @@
+"""The OpenAPI 3.1 document and the WebSocket JSON Schemas, generated from the
+pydantic models and the route table (:data:`server.api.rest.ENDPOINTS`) —
+no hand-written duplicate."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+from pydantic.json_schema import models_json_schema
+
+from .models import ClientMessage, ErrorBody, ServerMessage
+from .rest import ENDPOINTS, PREFIX
+
+__all__ = ["openapi", "ws_schemas"]
+
+_REF = "#/components/schemas/{model}"
+_STATUS_OF = {
+    "request/invalid": 422, "request/too_large": 413, "auth/missing": 401,
+    "auth/invalid_token": 403, "auth/forbidden": 403, "room/not_found": 404,
+    "racer/not_found": 404, "room/full": 409, "room/not_waiting": 409, "room/not_racing": 409,
+    "room/over": 409, "room/no_racers": 409, "racer/name_taken": 409, "racer/finished": 409,
+    "move/invalid": 400, "move/illegal": 422, "move/stale_version": 409,
+}
+
+
+@cache
+def openapi() -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the REST API (served at ``/api/v1/openapi.json``)."""
+    models: set[type[BaseModel]] = {ErrorBody}
+    for ep in ENDPOINTS:
+        models.update(m for m in (ep.body, ep.answer) if m is not None)
+    refs, defs = models_json_schema(
+        [(m, "validation" if any(ep.body is m for ep in ENDPOINTS) else "serialization")
+         for m in sorted(models, key=lambda m: m.__name__)],
+        ref_template=_REF)
+    schemas = defs.get("$defs", {})
+    paths: dict[str, Any] = {}
+    for ep in ENDPOINTS:
+        op: dict[str, Any] = {"summary": ep.summary, "operationId": ep.handler.__name__,
+                              "responses": {}}
+        params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"},
+                   "description": "room id or short code" if name == "room" else "racer id"}
+                  for name in re.findall(r"{(\w+)}", ep.path)]
+        if params:
+            op["parameters"] = params
+        if ep.auth:
+            op["security"] = [{"bearer": []}]
+            op["description"] = f"Authorization: Bearer <{ep.auth} token>."
+        if ep.body is not None:
+            op["requestBody"] = {"required": True, "content": {"application/json": {
+                "schema": {"$ref": _REF.format(model=ep.body.__name__)}}}}
+        ok: dict[str, Any] = {"description": "success"}
+        if ep.answer is not None:
+            ok["content"] = {"application/json": {
+                "schema": {"$ref": _REF.format(model=ep.answer.__name__)}}}
+        op["responses"][str(ep.status)] = ok
+        by_status: dict[int, list[str]] = {}
+        for code in ep.errors:
+            by_status.setdefault(_STATUS_OF.get(code, 400), []).append(code)
+        for status, codes in sorted(by_status.items()):
+            op["responses"][str(status)] = {
+                "description": "error: " + ", ".join(f"`{c}`" for c in codes),
+                "content": {"application/json": {"schema": {"$ref": _REF.format(
+                    model="ErrorBody")}}}}
+        paths.setdefault(PREFIX + ep.path, {})[ep.method.lower()] = op
+    del refs
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "La Belle Lucie race service", "version": "1",
+                 "description": "See docs/protocol.md for the WebSocket protocol; its "
+                 "message schemas are at /api/v1/schemas/ws.json."},
+        "paths": paths,
+        "components": {"schemas": schemas, "securitySchemes": {
+            "bearer": {"type": "http", "scheme": "bearer"}}},
+    }
+
+
+@cache
+def ws_schemas() -> dict[str, Any]:
+    """JSON Schemas (2020-12) of every WebSocket message, both directions
+    (served at ``/api/v1/schemas/ws.json``)."""
+    client = TypeAdapter(ClientMessage).json_schema(ref_template="#/$defs/{model}")
+    server = TypeAdapter(ServerMessage).json_schema(ref_template="#/$defs/{model}",
+                                                    mode="serialization")
+    defs = {**client.pop("$defs", {}), **server.pop("$defs", {})}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "/api/v1/schemas/ws.json",
+        "title": "Room WebSocket messages",
+        "$defs": {**defs, "ClientMessage": client, "ServerMessage": server},
+        "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
+    }

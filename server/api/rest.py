@@ -1,0 +1,211 @@
+"""REST routes of the v1 API (docs/protocol.md, "REST").
+
+Each route decodes its request (size limit, JSON, pydantic model with
+``extra="forbid"``), takes the bearer token from ``Authorization`` and calls
+**one** method of the race authority. :data:`ENDPOINTS` is also the source
+of the OpenAPI document (:mod:`server.api.openapi`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from server.race.authority import RaceAuthority, RoomOptions
+from server.race.views import Ack, GameView, RacerView, Replay, RoomView, Standings
+
+from .errors import RateLimited, RequestTooLarge
+from .models import CreatedRoom, CreateRoom, Joined, JoinRoom, MoveBody, ReadyBody, RoomList
+from .ratelimit import BucketMap
+
+__all__ = ["ENDPOINTS", "Endpoint", "bearer_token", "routes"]
+
+PREFIX = "/api/v1"
+
+Handler = Callable[[Request, Any], Awaitable[BaseModel | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """One REST route: method, path (under ``/api/v1``), models, errors, handler."""
+
+    method: str
+    path: str
+    summary: str
+    handler: Handler
+    body: type[BaseModel] | None = None
+    answer: type[BaseModel] | None = None
+    status: int = 200
+    auth: str | None = None
+    errors: tuple[str, ...] = ()
+
+
+def bearer_token(request_headers: Any) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, else ``None``."""
+    value = request_headers.get("authorization", "")
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > limit:
+        raise RequestTooLarge(f"the body is larger than {limit} bytes", {"limit": limit})
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > limit:
+            raise RequestTooLarge(f"the body is larger than {limit} bytes", {"limit": limit})
+    return bytes(data)
+
+
+def _authority(request: Request) -> RaceAuthority:
+    authority: RaceAuthority = request.app.state.authority
+    return authority
+
+
+def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+    async def handle(request: Request) -> Response:
+        limiter: BucketMap = request.app.state.http_limiter
+        client = request.client.host if request.client else "-"
+        if not limiter.take(client):
+            raise RateLimited("too many requests; slow down")
+        body = None
+        if endpoint.body is not None:
+            raw = await _read_body(request, request.app.state.settings.max_body)
+            body = endpoint.body.model_validate_json(raw or b"{}")
+        result = await endpoint.handler(request, body)
+        if result is None:
+            return Response(status_code=endpoint.status)
+        return JSONResponse(result.model_dump(mode="json"), status_code=endpoint.status)
+
+    return handle
+
+
+# -- handlers ----------------------------------------------------------------------
+
+
+async def create_room(request: Request, body: CreateRoom) -> CreatedRoom:
+    room, host_token = await _authority(request).create_room(
+        RoomOptions(**body.model_dump()))
+    return CreatedRoom(room=room, host_token=host_token)
+
+
+async def list_rooms(request: Request, _: None) -> RoomList:
+    return RoomList(rooms=await _authority(request).list_rooms())
+
+
+async def get_room(request: Request, _: None) -> RoomView:
+    return await _authority(request).get_room(request.path_params["room"])
+
+
+async def start(request: Request, _: None) -> RoomView:
+    return await _authority(request).start(request.path_params["room"],
+                                           bearer_token(request.headers))
+
+
+async def close(request: Request, _: None) -> RoomView:
+    return await _authority(request).close(request.path_params["room"],
+                                           bearer_token(request.headers))
+
+
+async def join(request: Request, body: JoinRoom) -> Joined:
+    racer, token = await _authority(request).join(request.path_params["room"], body.name)
+    return Joined(racer=racer, token=token)
+
+
+async def leave(request: Request, _: None) -> None:
+    p = request.path_params
+    await _authority(request).leave(p["room"], p["racer"], bearer_token(request.headers))
+
+
+async def ready(request: Request, body: ReadyBody) -> RacerView:
+    p = request.path_params
+    return await _authority(request).set_ready(p["room"], p["racer"],
+                                               bearer_token(request.headers), body.ready)
+
+
+async def game(request: Request, _: None) -> GameView:
+    p = request.path_params
+    return await _authority(request).game(p["room"], p["racer"])
+
+
+async def move(request: Request, body: MoveBody) -> BaseModel:
+    p = request.path_params
+    return await _authority(request).move(p["room"], p["racer"], bearer_token(request.headers),
+                                          body.move, body.expected_version, body.client_move_id)
+
+
+async def resign(request: Request, _: None) -> RacerView:
+    p = request.path_params
+    return await _authority(request).resign(p["room"], p["racer"],
+                                            bearer_token(request.headers))
+
+
+async def standings(request: Request, _: None) -> Standings:
+    return await _authority(request).standings(request.path_params["room"])
+
+
+async def replay(request: Request, _: None) -> Replay:
+    p = request.path_params
+    return await _authority(request).replay(p["room"], p["racer"])
+
+
+_ROOM = ("room/not_found",)
+_RACER_AUTH = ("auth/missing", "room/not_found", "racer/not_found", "auth/invalid_token",
+               "auth/forbidden")
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("POST", "/rooms", "Create a room", create_room, CreateRoom, CreatedRoom, 201,
+             errors=("request/invalid",)),
+    Endpoint("GET", "/rooms", "Public rooms waiting for racers", list_rooms, None, RoomList),
+    Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, errors=_ROOM),
+    Endpoint("POST", "/rooms/{room}/start", "Host starts the countdown", start, None, RoomView,
+             auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token",
+                                  "room/not_waiting", "room/no_racers")),
+    Endpoint("POST", "/rooms/{room}/close", "Host closes the room", close, None, RoomView,
+             auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token", "room/over")),
+    Endpoint("POST", "/rooms/{room}/racers", "Join with a display name", join, JoinRoom,
+             Joined, 201, errors=(*_ROOM, "request/invalid", "room/not_waiting", "room/full",
+                                  "racer/name_taken")),
+    Endpoint("DELETE", "/rooms/{room}/racers/{racer}", "Leave (racer) or kick (host)", leave,
+             None, None, 204, auth="racer or host", errors=(*_RACER_AUTH, "room/over")),
+    Endpoint("POST", "/rooms/{room}/racers/{racer}/ready", "Set ready", ready, ReadyBody,
+             RacerView, auth="racer", errors=(*_RACER_AUTH, "room/not_waiting")),
+    Endpoint("GET", "/rooms/{room}/racers/{racer}/game", "A racer's full game state", game,
+             None, GameView, errors=(*_ROOM, "racer/not_found")),
+    Endpoint("POST", "/rooms/{room}/racers/{racer}/moves", "Submit a move", move, MoveBody,
+             Ack, auth="racer",
+             errors=(*_RACER_AUTH, "room/not_racing", "room/over", "racer/finished",
+                     "move/stale_version", "move/invalid", "move/illegal")),
+    Endpoint("POST", "/rooms/{room}/racers/{racer}/resign", "Concede", resign, None,
+             RacerView, auth="racer", errors=(*_RACER_AUTH, "room/not_racing", "room/over",
+                                              "racer/finished")),
+    Endpoint("GET", "/rooms/{room}/standings", "Ranked standings", standings, None, Standings,
+             errors=_ROOM),
+    Endpoint("GET", "/rooms/{room}/racers/{racer}/replay", "A racer's move log", replay, None,
+             Replay, errors=(*_ROOM, "racer/not_found")),
+)
+"""Every REST route, in documentation order."""
+
+
+def routes() -> list[Route]:
+    """Starlette routes of :data:`ENDPOINTS` (grouped by path)."""
+    by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
+    for ep in ENDPOINTS:
+        by_path.setdefault(ep.path, {})[ep.method] = _wrap(ep)
+    out = []
+    for path, methods in by_path.items():
+        async def dispatch(request: Request, _m: dict[str, Any] = methods) -> Response:
+            response: Response = await _m[request.method](request)
+            return response
+        out.append(Route(PREFIX + path, dispatch, methods=list(methods)))
+    return out

@@ -1,0 +1,246 @@
+"""The room WebSocket ``/api/v1/rooms/{room}/ws[?since=SEQ]`` (docs/protocol.md).
+
+Every socket receives the room's events; a racer's socket (``Authorization:
+Bearer`` header, or an ``auth`` message) also sends moves and gets acks.
+Each connection has one receiver (decode → one authority call) and one
+sender draining a bounded queue (:mod:`server.api.hub`), so acks and events
+go out in order and a slow client is closed (4000) without stalling others.
+
+Close codes: 1008 bad token or rate limit, 1009 message too big, 1011 server
+error, 4000 too slow, 4004 room not found (or gone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from server.race.authority import RaceAuthority
+from server.race.errors import RaceError, RoomNotFound
+from server.settings import Settings
+from server.store.base import EventsTooOld, StoreError
+
+from .errors import validation_details
+from .hub import Hub, Listener
+from .models import AuthIn, MoveIn, PingIn, ReadyIn, ResignIn, client_message
+from .ratelimit import TokenBucket
+from .rest import bearer_token
+
+__all__ = ["room_socket"]
+
+log = logging.getLogger("server.api.ws")
+
+
+def _text(t: str, d: Any = None) -> str:
+    msg: dict[str, Any] = {"t": t} if d is None else {"t": t, "d": d}
+    return json.dumps(msg, separators=(",", ":"))
+
+
+class _Connection:
+    def __init__(self, ws: WebSocket, room_id: str, racer_id: str | None,
+                 token: str | None) -> None:
+        state = ws.app.state
+        self.ws = ws
+        self.authority: RaceAuthority = state.authority
+        self.hub: Hub = state.hub
+        self.settings: Settings = state.settings
+        self.room_id = room_id
+        self.racer_id = racer_id
+        self.token = token
+        self.listener = Listener(self.settings.send_queue, self._slow)
+        self.bucket = TokenBucket(self.settings.ws_rate, self.settings.ws_burst)
+        self.last_seq = 0
+
+    def _slow(self) -> None:
+        log.info("closing a slow socket of room %s", self.room_id)
+
+    def push(self, t: str, d: Any = None) -> None:
+        self.listener.push(("msg", 0, _text(t, d)))
+
+    async def _welcome(self) -> None:
+        room = await self.authority.get_room(self.room_id)
+        self.last_seq = room.seq
+        await self.ws.send_text(_text("welcome", {"racer": self.racer_id,
+                                                  "room": room.model_dump(mode="json")}))
+
+    async def _snapshot(self) -> None:
+        room = await self.authority.get_room(self.room_id)
+        self.last_seq = room.seq
+        await self.ws.send_text(_text("snapshot", {"seq": room.seq,
+                                                   "room": room.model_dump(mode="json")}))
+
+    async def _catch_up(self, until: int | None) -> None:
+        """Send logged events after ``last_seq`` (up to ``until``), or a snapshot."""
+        try:
+            events = await self.authority.store.events_since(self.room_id, self.last_seq)
+        except EventsTooOld:
+            await self._snapshot()
+            return
+        for event in events:
+            if until is not None and event["seq"] > until:
+                break
+            await self.ws.send_text(_text("event", event))
+            self.last_seq = event["seq"]
+
+    async def run(self, since: int | None) -> None:
+        await self.hub.attach(self.room_id, self.listener)
+        try:
+            await self._welcome()
+            if since is not None and since != self.last_seq:
+                now = self.last_seq
+                if since > now:
+                    await self._snapshot()
+                else:
+                    self.last_seq = since
+                    await self._catch_up(now)
+            sender = asyncio.create_task(self._sender())
+            receiver = asyncio.create_task(self._receiver())
+            done, _ = await asyncio.wait({sender, receiver},
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if receiver in done and self.listener.dead:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(sender), 2.0)
+            for task in (sender, receiver):
+                task.cancel()
+            await asyncio.gather(sender, receiver, return_exceptions=True)
+            for task in (sender, receiver):
+                if task.done() and not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+        finally:
+            self.hub.detach(self.room_id, self.listener)
+
+    async def _sender(self) -> None:
+        queue = self.listener.queue
+        while True:
+            kind, seq, text = await queue.get()
+            if kind == "event":
+                if seq <= self.last_seq:
+                    continue
+                if seq > self.last_seq + 1:
+                    await self._catch_up(seq - 1)
+                await self.ws.send_text(text)
+                self.last_seq = seq
+            elif kind == "msg":
+                await self.ws.send_text(text)
+            elif kind == "resync":
+                await self._snapshot()
+            elif kind == "gone":
+                await self.ws.close(4004, "room/not_found: the room is gone")
+                return
+            elif kind == "close":
+                await self.ws.close(seq, text)
+                return
+
+    async def _receiver(self) -> None:
+        limit = self.settings.max_message
+        while True:
+            message = await self.ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            raw = message.get("text")
+            if raw is None:
+                raw = message.get("bytes") or b""
+            if not self.bucket.take():
+                self.listener.close(1008, "rate/limited: too many messages")
+                return
+            if len(raw) > limit:
+                self.listener.close(1009, f"request/too_large: messages are at most {limit} B")
+                return
+            try:
+                msg = client_message(raw)
+            except ValidationError as exc:
+                self.push("error", {"code": "request/invalid",
+                                    "message": "not a valid client message",
+                                    "details": {"errors": validation_details(exc)[:5]}})
+                continue
+            try:
+                await self._handle(msg)
+            except RaceError as exc:
+                self.push("error", exc.to_json())
+            except StoreError as exc:
+                self.push("error", {"code": "store/unavailable", "message": type(exc).__name__})
+
+    async def _handle(self, msg: Any) -> None:
+        if isinstance(msg, PingIn):
+            self.push("pong")
+        elif isinstance(msg, MoveIn):
+            body = msg.d
+            if self.racer_id is None:
+                self.push("refused", {"client_move_id": body.client_move_id,
+                                      "code": "auth/missing",
+                                      "message": "spectators cannot move; send auth first"})
+                return
+            try:
+                ack = await self.authority.move(self.room_id, self.racer_id, self.token,
+                                                body.move, body.expected_version,
+                                                body.client_move_id)
+            except RaceError as exc:
+                refused: dict[str, Any] = {"client_move_id": body.client_move_id,
+                                           "code": exc.code, "message": exc.message}
+                if "game" in exc.details:
+                    refused["game"] = exc.details["game"]
+                self.push("refused", refused)
+                return
+            self.push("ack", ack.model_dump(mode="json"))
+        elif isinstance(msg, AuthIn):
+            if self.racer_id is not None:
+                self.push("error", {"code": "auth/forbidden",
+                                    "message": "this socket is already a racer's"})
+                return
+            try:
+                _, racer_id = await self.authority.authenticate(self.room_id, msg.d.token)
+            except RaceError:
+                self.listener.close(1008, "auth/invalid_token")
+                return
+            self.racer_id, self.token = racer_id, msg.d.token
+            room = await self.authority.get_room(self.room_id)
+            self.push("welcome", {"racer": racer_id, "room": room.model_dump(mode="json")})
+        elif isinstance(msg, ReadyIn | ResignIn):
+            if self.racer_id is None:
+                self.push("error", {"code": "auth/missing", "message": "racers only"})
+                return
+            if isinstance(msg, ReadyIn):
+                await self.authority.set_ready(self.room_id, self.racer_id, self.token,
+                                               msg.d.ready)
+            else:
+                await self.authority.resign(self.room_id, self.racer_id, self.token)
+
+
+async def room_socket(ws: WebSocket) -> None:
+    """The WebSocket endpoint (module docstring)."""
+    authority: RaceAuthority = ws.app.state.authority
+    since_raw = ws.query_params.get("since")
+    await ws.accept()
+    try:
+        since = None
+        if since_raw is not None:
+            if not since_raw.isdigit() or len(since_raw) > 18:
+                await ws.close(1008, "request/invalid: since is a sequence number")
+                return
+            since = int(since_raw)
+        try:
+            room = await authority.get_room(ws.path_params["room"])
+        except RoomNotFound:
+            await ws.close(4004, "room/not_found")
+            return
+        token = bearer_token(ws.headers)
+        racer_id = None
+        if token is not None:
+            try:
+                _, racer_id = await authority.authenticate(room.id, token)
+            except RaceError:
+                await ws.close(1008, "auth/invalid_token")
+                return
+        await _Connection(ws, room.id, racer_id, token).run(since)
+    except WebSocketDisconnect:
+        return
+    except Exception as exc:  # never leak a traceback to the peer
+        log.error("websocket handler failed: %s", type(exc).__name__, exc_info=exc)
+        with contextlib.suppress(Exception):
+            await ws.close(1011, "server/error")

@@ -1,0 +1,143 @@
+"""The application factory, its lifespan, and the ``lucie-server`` console script.
+
+``create_app(settings)`` builds the Starlette app: the store chosen by
+``REDIS_URL`` (memory when unset), the race authority, the per-process
+event hub, a background task that advances room timers, the REST routes,
+the room WebSocket, health (``/healthz``: the process is up) and
+readiness (``/readyz``: the store answers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+
+from server.api.errors import exception_handlers
+from server.api.hub import Hub
+from server.api.openapi import openapi, ws_schemas
+from server.api.ratelimit import BucketMap
+from server.api.rest import PREFIX, routes
+from server.api.ws import room_socket
+from server.race.authority import RaceAuthority, RaceConfig
+from server.settings import Settings
+from server.store import open_store
+from server.store.base import StoreError
+
+__all__ = ["create_app", "main"]
+
+log = logging.getLogger("server")
+
+
+async def _ticker(authority: RaceAuthority, period_s: float) -> None:
+    """Advance room timers (countdown end, time limit) every ``period_s``."""
+    while True:
+        try:
+            await authority.tick()
+        except StoreError as exc:
+            log.warning("room timer sweep failed: %s", type(exc).__name__)
+        except Exception as exc:
+            log.error("room timer sweep crashed: %s", type(exc).__name__, exc_info=exc)
+        await asyncio.sleep(period_s)
+
+
+async def healthz(_: Request) -> Response:
+    """The process is up."""
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    """The store answers: 200, else 503 ``store/unavailable``."""
+    try:
+        await request.app.state.store.ping()
+    except StoreError:
+        return JSONResponse({"error": {"code": "store/unavailable",
+                                       "message": "the store does not answer"}},
+                            status_code=503)
+    return JSONResponse({"status": "ready", "store": type(request.app.state.store).__name__})
+
+
+async def openapi_doc(_: Request) -> Response:
+    """The OpenAPI 3.1 document."""
+    return JSONResponse(openapi())
+
+
+async def ws_schema_doc(_: Request) -> Response:
+    """JSON Schemas of the WebSocket messages."""
+    return JSONResponse(ws_schemas())
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    """The ASGI app for ``settings`` (default: from the environment)."""
+    settings = settings or Settings.from_env()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store = open_store(settings.redis_url)
+        authority = RaceAuthority(store, RaceConfig(
+            ended_ttl_ms=settings.ended_ttl_s * 1000,
+            waiting_ttl_ms=settings.waiting_ttl_s * 1000))
+        hub = Hub(store)
+        app.state.store, app.state.authority, app.state.hub = store, authority, hub
+        app.state.settings = settings
+        app.state.http_limiter = BucketMap(settings.http_rate, settings.http_burst)
+        ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
+        try:
+            yield
+        finally:
+            ticker.cancel()
+            await asyncio.gather(ticker, return_exceptions=True)
+            await hub.close()
+            await store.close()
+
+    return Starlette(
+        routes=[
+            Route("/healthz", healthz),
+            Route("/readyz", readyz),
+            Route(PREFIX + "/openapi.json", openapi_doc),
+            Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
+            *routes(),
+            WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
+        ],
+        exception_handlers=exception_handlers,
+        lifespan=lifespan,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``lucie-server [--host H] [--port P] [--redis-url URL]``: run uvicorn."""
+    parser = argparse.ArgumentParser(prog="lucie-server",
+                                     description="La Belle Lucie race server.")
+    parser.add_argument("--host", help="bind address (LUCIE_HOST, default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (LUCIE_PORT, default 8000)")
+    parser.add_argument("--redis-url", help="redis://… (REDIS_URL); default: in-memory store")
+    parser.add_argument("--log-level", help="uvicorn log level (LUCIE_LOG_LEVEL)")
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env(host=args.host, port=args.port,
+                                     redis_url=args.redis_url, log_level=args.log_level)
+        open_store(settings.redis_url)  # fail early on a bad URL
+    except ValueError as exc:
+        print(f"lucie-server: {exc}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    uvicorn.run(
+        create_app(settings), host=settings.host, port=settings.port,
+        log_level=settings.log_level, ws_max_size=settings.max_message,
+        ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
+        proxy_headers=False, server_header=False,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Server settings from the environment (and ``lucie-server`` flags).
+
+Every setting has a default, so the server runs with no configuration on
+the embedded memory store. Environment variables (``LUCIE_`` prefix except
+``REDIS_URL``):
+
+==========================  ========  ==================================================
+variable                    default   meaning
+==========================  ========  ==================================================
+``REDIS_URL``               unset     ``redis://…`` for shared state; unset: memory store
+``LUCIE_HOST``              127.0.0.1 bind address
+``LUCIE_PORT``              8000      port
+``LUCIE_MAX_BODY``          16384     largest HTTP request body, bytes (413 above)
+``LUCIE_MAX_MESSAGE``       16384     largest WebSocket message, bytes (close 1009)
+``LUCIE_SEND_QUEUE``        256       messages queued per socket before it is
+                                      closed as too slow (4000)
+``LUCIE_WS_RATE``           200       WebSocket messages per second per connection
+``LUCIE_WS_BURST``          400       … and burst; above: close 1008
+``LUCIE_HTTP_RATE``         2000      HTTP requests per second per client address
+``LUCIE_HTTP_BURST``        4000      … and burst; above: 429 ``rate/limited``
+``LUCIE_PING_INTERVAL``     20        seconds between WebSocket pings (dead peers)
+``LUCIE_PING_TIMEOUT``      20        seconds to wait for a pong before closing
+``LUCIE_TICK_MS``           250       room timer sweep period, ms
+``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
+``LUCIE_WAITING_TTL_S``     21600     rooms that never start vanish after this
+``LUCIE_LOG_LEVEL``         info      uvicorn log level
+==========================  ========  ==================================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+__all__ = ["Settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Validated server settings (see the module docstring)."""
+
+    redis_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_body: int = 16_384
+    max_message: int = 16_384
+    send_queue: int = 256
+    ws_rate: float = 200.0
+    ws_burst: int = 400
+    http_rate: float = 2000.0
+    http_burst: int = 4000
+    ping_interval: float = 20.0
+    ping_timeout: float = 20.0
+    tick_ms: int = 250
+    ended_ttl_s: int = 3600
+    waiting_ttl_s: int = 21_600
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Settings from ``env`` (default ``os.environ``), then ``overrides``.
+
+        :raises ValueError: a value of the wrong type or range, naming the variable.
+        """
+        env = os.environ if env is None else env
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            name = "REDIS_URL" if f.name == "redis_url" else f"LUCIE_{f.name.upper()}"
+            raw = env.get(name)
+            if raw is None or raw == "":
+                continue
+            kind = type(getattr(cls(), f.name))
+            try:
+                values[f.name] = raw if f.name == "redis_url" else kind(raw)
+            except ValueError:
+                raise ValueError(f"{name}={raw!r} is not a valid {kind.__name__}") from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        settings = cls(**values)  # type: ignore[arg-type]
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        """:raises ValueError: a value out of range."""
+        for name in ("port", "max_body", "max_message", "send_queue", "ws_burst",
+                     "http_burst", "tick_ms"):
+            if int(getattr(self, name)) <= 0:
+                raise ValueError(f"{name} must be positive")
+        if not 0 < self.port < 65536:
+            raise ValueError("port must be 1…65535")
+        if self.ws_rate <= 0 or self.http_rate <= 0:
+            raise ValueError("rates must be positive")
