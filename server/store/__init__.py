@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import importlib
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from .base import (
     Event,
@@ -40,14 +40,21 @@ __all__ = [
 
 
 def open_store(url: str | None) -> Store:
-    """The store for ``url``: ``None``/``""``/``memory://`` → :class:`MemoryStore`,
+    """The store for ``url``: ``None``/``""``/``memory://`` → :class:`MemoryStore`
+    (``memory://?retention=N`` keeps N events per room, default 1000),
     ``redis://…`` / ``rediss://…`` → ``server.store.redis.RedisStore.from_url(url)``.
 
     :raises ValueError: unknown scheme, or the Redis backend is not installed.
     """
-    scheme = urlsplit(url).scheme if url else "memory"
+    parts = urlsplit(url) if url else urlsplit("memory://")
+    scheme = parts.scheme
     if scheme == "memory":
-        return MemoryStore()
+        query = parse_qs(parts.query)
+        try:
+            retention = int(query.get("retention", ["1000"])[0])
+        except ValueError:
+            raise ValueError("memory://?retention= takes a number of events") from None
+        return MemoryStore(event_retention=retention)
     if scheme in ("redis", "rediss", "unix"):
         try:
             module = importlib.import_module("server.store.redis")

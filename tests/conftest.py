@@ -1,0 +1,74 @@
+"""Shared fixtures: a real ``lucie-server`` process on a free loopback port."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+ServerFactory = Callable[..., str]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``lucie-server`` on a free port with extra ``env``; wait for /healthz.
+
+    :returns: the process and its base URL.
+    """
+    port = free_port()
+    full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    full_env.update(env)
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from server.app import main; raise SystemExit(main())",
+             "--port", str(port), "--log-level", "warning"],
+            cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"lucie-server exited: {log_path.read_text()[-2000:]}")
+        try:
+            if httpx.get(url + "/healthz", timeout=0.5).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("lucie-server did not come up")
+
+
+@pytest.fixture(scope="session")
+def server_factory() -> Iterator[ServerFactory]:
+    """Start real server processes (``factory(**env) -> url``), stopped at the end."""
+    procs: list[subprocess.Popen[bytes]] = []
+    logdir = Path(tempfile.mkdtemp(prefix="lucie-e2e-"))
+
+    def factory(**env: str) -> str:
+        proc, url = start_lucie_server(env, logdir / f"server-{len(procs)}.log")
+        procs.append(proc)
+        return url
+
+    yield factory
+    for proc in procs:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,69 @@
+"""Small wire helpers for the end-to-end tests: REST calls and room sockets."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+__all__ = ["Api", "open_socket", "recv", "recv_until"]
+
+
+class Api:
+    """REST calls against a base URL; raises on unexpected statuses."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.http = httpx.AsyncClient(base_url=url + "/api/v1", timeout=10)
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def create(self, **body: Any) -> tuple[dict[str, Any], str]:
+        r = await self.http.post("/rooms", json=body)
+        assert r.status_code == 201, r.text
+        return r.json()["room"], r.json()["host_token"]
+
+    async def join(self, room: str, name: str) -> tuple[str, str]:
+        r = await self.http.post(f"/rooms/{room}/racers", json={"name": name})
+        assert r.status_code == 201, r.text
+        return r.json()["racer"]["id"], r.json()["token"]
+
+    async def start(self, room: str, host: str) -> dict[str, Any]:
+        r = await self.http.post(f"/rooms/{room}/start",
+                                 headers={"Authorization": f"Bearer {host}"})
+        assert r.status_code == 200, r.text
+        return r.json()  # type: ignore[no-any-return]
+
+    async def get(self, path: str) -> Any:
+        r = await self.http.get(path)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+
+def open_socket(url: str, room: str, token: str | None = None,
+                since: int | None = None) -> Any:
+    """``async with open_socket(...) as ws`` — the room WebSocket."""
+    ws_url = url.replace("http", "ws", 1) + f"/api/v1/rooms/{room}/ws"
+    if since is not None:
+        ws_url += f"?since={since}"
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    return connect(ws_url, additional_headers=headers, open_timeout=5, close_timeout=2)
+
+
+async def recv(ws: ClientConnection) -> dict[str, Any]:
+    """The next message, decoded."""
+    return json.loads(await ws.recv())  # type: ignore[no-any-return]
+
+
+async def recv_until(ws: ClientConnection, t: str, *, type_: str | None = None,
+                     seen: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Read messages until one with ``t`` (and event ``type_``); keep all in ``seen``."""
+    while True:
+        msg = await recv(ws)
+        if seen is not None:
+            seen.append(msg)
+        if msg["t"] == t and (type_ is None or msg["d"].get("type") == type_):
+            return msg
