@@ -93,6 +93,40 @@ def _sample(rules: RuleSet, games: int, rng: random.Random) -> list[tuple[Positi
     return out
 
 
+def _median_single(sample: list[tuple[Position, Move]], rules: RuleSet) -> float:
+    """Median seconds of one ``apply`` call, timed one by one (timer cost removed)."""
+    clock = time.perf_counter_ns
+    empty = []
+    for _ in range(len(sample)):
+        t0 = clock()
+        empty.append(clock() - t0)
+    times = []
+    for pos, move in sample:
+        t0 = clock()
+        apply(rules, pos, move, _KEY)
+        times.append(clock() - t0)
+    return max(statistics.median(times) - statistics.median(empty), 0) / 1e9
+
+
+def _playout_line(rules: RuleSet, games: int, base: float, rng: random.Random) -> str:
+    numbers = iter(range(1, 10**9))
+    total_moves = 0
+
+    def playouts() -> int:
+        nonlocal total_moves
+        for _ in range(games // 3):
+            total_moves += playout(rules, next(numbers), rng)
+        return games // 3
+
+    per_game = _median_per_op(playouts, 3)
+    avg = total_moves / (3 * (games // 3))
+    line = f"random playouts {rules.id}: {_fmt(per_game, base, 'µs/game')}, {avg:.0f} moves/game"
+    if rules.id == "belle-lucie":
+        verdict = "met" if 1 / per_game >= PLAYOUTS_TARGET else "MISSED"
+        line += f"; target ≥{PLAYOUTS_TARGET:,}/s {verdict}"
+    return line
+
+
 def _fmt(per_op: float, base: float, unit: str = "µs") -> str:
     return f"{per_op * 1e6:.2f} {unit} ({1 / per_op:,.0f}/s; {per_op / base:.1f}× baseline)"
 
@@ -126,31 +160,25 @@ def run(quick: bool) -> list[str]:
 
     per_move = _median_per_op(check_apply, batches)
     verdict = "met" if 1 / per_move >= MOVES_TARGET else "MISSED"
-    lines.append(f"check + apply per move: {_fmt(per_move, base)}; "
-                 f"target ≥{MOVES_TARGET:,}/s {verdict}")
+    single = _median_single(sample, rules)
+    lines.append(f"check + apply per move: median {single * 1e6:.2f} µs; "
+                 f"throughput {_fmt(per_move, base)}; target ≥{MOVES_TARGET:,}/s {verdict}")
+    plays = [(pos, move) for pos, move in sample if move.kind == "play"]
+
+    def check_apply_plays() -> int:
+        for pos, move in plays:
+            apply(rules, pos, move, _KEY)
+        return len(plays)
+
+    lines.append(f"check + apply, plays only (no redeal): "
+                 f"{_fmt(_median_per_op(check_apply_plays, batches), base)}")
     lines.append(f"is_legal per move: {_fmt(_median_per_op(legal_only, batches), base)}")
     lines.append(f"legal moves per position: {_fmt(_median_per_op(generate, batches), base)}")
 
     games = 30 if quick else 300
     for variant in VARIANTS:
-        vrules = get_variant(variant)
-        counter = iter(range(10**9))
-        total_moves = 0
-
-        def playouts(vrules: RuleSet = vrules) -> int:
-            nonlocal total_moves
-            for _ in range(games // 3):
-                total_moves += playout(vrules, 1 + next(counter), rng)
-            return games // 3
-
-        per_game = _median_per_op(playouts, 3)
-        avg = total_moves / (3 * (games // 3))
-        line = f"random playouts {variant}: {_fmt(per_game, base, 'µs/game')}, {avg:.0f} moves/game"
-        if variant == "belle-lucie":
-            verdict = "met" if 1 / per_game >= PLAYOUTS_TARGET else "MISSED"
-            line += f"; target ≥{PLAYOUTS_TARGET:,}/s {verdict}"
-        lines.append(line)
-        if quick and variant != "belle-lucie":
+        lines.append(_playout_line(get_variant(variant), games, base, rng))
+        if quick:
             break
 
     numbers = iter(range(1, 10**9))

@@ -366,23 +366,16 @@ def _play(source: int, target: int) -> Move:
     return move
 
 
-def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
-    """Every legal move in ``pos``, lazily, in a fixed order.
-
-    Order: for each fan, its top card to the foundation, onto each other
-    fan (in fan order), to a free cell; then each free cell's card to the
-    foundation and onto each fan; then the merci moves (buried cards in
-    layout order, foundation first); then the redeal. Undo and autoplay are
-    not listed. ``m in legal_moves(...)`` ⇔ ``is_legal(..., m)``.
-    """
-    fans = pos.fans
-    if pos.foundation_cards == rules.cards:
-        return
-    cells = pos.cells
-    has_free_cell = EMPTY_CELL in cells
+def _fan_moves(
+    rules: RuleSet,
+    fans: tuple[tuple[Card, ...], ...],
+    piles: tuple[int, ...],
+    index: dict[int, list[int]],
+    empties: list[int],
+    has_free_cell: bool,
+) -> Iterator[Move]:
+    """Moves of the fans' top cards under any build rule (see :func:`legal_moves`)."""
     keys_of = _BUILD_KEYS[rules.build]
-    index, empties = _targets(rules, fans)
-    piles = pos.foundations
     n_piles = len(piles)
     plays = _PLAYS
     for i, fan in enumerate(fans):
@@ -408,6 +401,61 @@ def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
                         yield plays.get(i * _KEY_BASE + j) or _play(i, j)
         if has_free_cell:
             yield plays.get(i * _KEY_BASE - 2) or _play(i, ANY_CELL)
+
+
+def _fan_moves_down_suit(
+    fans: tuple[tuple[Card, ...], ...],
+    piles: tuple[int, ...],
+    has_free_cell: bool,
+) -> Iterator[Move]:
+    """:func:`_fan_moves` for one deck, down in suit, no fan limit, no king
+    into empty fans: top cards are unique, so a card has at most one target
+    fan and one foundation pile."""
+    plays = _PLAYS
+    tops = {fan[-1]: j for j, fan in enumerate(fans) if fan}
+    for i, fan in enumerate(fans):
+        if not fan:
+            continue
+        card = fan[-1]
+        rank = card % 13
+        if piles[card // 13] == rank:
+            yield plays.get(i * _KEY_BASE - 1) or _play(i, FOUNDATION)
+        if rank != 12:
+            j = tops.get(card + 1)
+            if j is not None:
+                yield plays.get(i * _KEY_BASE + j) or _play(i, j)
+        if has_free_cell:
+            yield plays.get(i * _KEY_BASE - 2) or _play(i, ANY_CELL)
+
+
+def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
+    """Every legal move in ``pos``, lazily, in a fixed order.
+
+    Order: for each fan, its top card to the foundation, onto each other
+    fan (in fan order), to a free cell; then each free cell's card to the
+    foundation and onto each fan; then the merci moves (buried cards in
+    layout order, foundation first); then the redeal. Undo and autoplay are
+    not listed. ``m in legal_moves(...)`` ⇔ ``is_legal(..., m)``.
+    """
+    fans = pos.fans
+    if pos.foundation_cards == rules.cards:
+        return
+    cells = pos.cells
+    has_free_cell = EMPTY_CELL in cells
+    piles = pos.foundations
+    merci = rules.merci and not pos.merci_used and pos.redeals_used >= rules.redeals
+    if (rules.build == "down-suit" and len(piles) == 4 and rules.max_fan is None
+            and not rules.king_fills_empty):
+        yield from _fan_moves_down_suit(fans, piles, has_free_cell)
+        if not (merci or any(c != EMPTY_CELL for c in cells)):
+            if pos.redeals_used < rules.redeals:
+                yield REDEAL
+            return
+        index, empties = _targets(rules, fans)
+    else:
+        index, empties = _targets(rules, fans)
+        yield from _fan_moves(rules, fans, piles, index, empties, has_free_cell)
+    keys_of = _BUILD_KEYS[rules.build]
     for ci, card in enumerate(cells):
         if card == EMPTY_CELL:
             continue
@@ -416,7 +464,7 @@ def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
             yield Move("play", src, FOUNDATION)
         for j in _fan_targets(keys_of[card], index, empties, card):
             yield Move("play", src, j)
-    if rules.merci and not pos.merci_used and pos.redeals_used >= rules.redeals:
+    if merci:
         seen: set[Card] = set()
         for fi, fan in enumerate(fans):
             for card in fan[:-1]:
