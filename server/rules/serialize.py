@@ -37,8 +37,8 @@ def position_to_json(pos: Position) -> dict[str, Any]:
 def position_from_json(data: dict[str, Any]) -> Position:
     """Read :func:`position_to_json`'s output back.
 
-    :raises InvalidCardError: a card text is bad.
-    :raises ValueError: the object lacks fields or has wrong types.
+    :raises InvalidCardError: a card text is bad, or the object lacks fields
+        or has wrong types (the position is not checked for legality).
     """
     try:
         fans = tuple(tuple(parse_card(c) for c in fan) for fan in data["fans"])
@@ -46,8 +46,10 @@ def position_from_json(data: dict[str, Any]) -> Position:
         cells = tuple(EMPTY_CELL if c is None else parse_card(c) for c in data.get("cells", []))
         return Position(fans, foundations, cells, int(data["redeals_used"]),
                         bool(data["merci_used"]))
-    except (KeyError, TypeError) as exc:
-        raise InvalidCardError(f"not a position object: {exc}") from None
+    except InvalidCardError:
+        raise
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise InvalidCardError(f"not a position object: {exc!r}") from None
 
 
 def moves_to_json(moves: Iterable[Move]) -> list[str]:

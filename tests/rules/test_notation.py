@@ -186,8 +186,14 @@ def test_position_json_shape() -> None:
 
 
 def test_bad_position_json() -> None:
-    with pytest.raises(RulesError):
+    with pytest.raises(InvalidCardError):
         position_from_json({"fans": [["JD"]]})
+    with pytest.raises(InvalidCardError):
+        position_from_json({"fans": [], "foundations": [["C", "x"]], "redeals_used": 0,
+                            "merci_used": False})
+    with pytest.raises(InvalidCardError):
+        position_from_json({"fans": [], "foundations": [["C", 1, 2]], "redeals_used": 0,
+                            "merci_used": False})
     with pytest.raises(InvalidCardError):
         position_from_json({"fans": [["JX"]], "foundations": [], "redeals_used": 0,
                             "merci_used": False})
