@@ -170,7 +170,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, errors=_ROOM),
     Endpoint("POST", "/rooms/{room}/start", "Host starts the countdown", start, None, RoomView,
              auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token",
-                                  "room/not_waiting", "room/no_racers")),
+                                  "room/over", "room/no_racers")),
     Endpoint("POST", "/rooms/{room}/close", "Host closes the room", close, None, RoomView,
              auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token", "room/over")),
     Endpoint("POST", "/rooms/{room}/racers", "Join with a display name", join, JoinRoom,

@@ -111,15 +111,20 @@ class Lobby(AuthorityCore):
     async def start(self, ref: str, host_token: str | None) -> RoomView:
         """Host starts the countdown; the race starts ``countdown_ms`` later.
 
-        :raises AuthMissing, RoomNotFound, AuthInvalidToken, RoomNotWaiting, RoomNoRacers:
+        Idempotent: in ``countdown`` or ``racing`` (the host already started, or
+        every racer was ready) it changes nothing and returns the room.
+
+        :raises AuthMissing, RoomNotFound, AuthInvalidToken, RoomOver, RoomNoRacers:
         """
         if not host_token:
             raise err.AuthMissing("starting needs the host token")
         for _ in range(_RETRIES):
             room, rev, now = await self._load(ref)
             self._authorize_host(room, host_token)
+            if room.state in ("countdown", "racing"):
+                return await self._room_view(room, now)
             if room.state != "waiting":
-                raise err.RoomNotWaiting(f"the room is {room.state}", {"state": room.state})
+                raise err.RoomOver(f"the room is {room.state}", {"state": room.state})
             if not room.roster:
                 raise err.RoomNoRacers("nobody has joined yet")
             try:

@@ -87,6 +87,8 @@ async def test_host_start_countdown_then_racing(race: RaceAuthority, store: Cloc
         await race.start(room.id, None)
     started = await race.start(room.id, host)
     assert started.state == "countdown" and started.starts_in_ms == 3000
+    again = await race.start(room.id, host)  # idempotent
+    assert again.state == "countdown" and again.seq == started.seq
     with pytest.raises(err.RoomNotRacing):
         await race.move(room.id, racer.id, token, "a", 0, "m1")
     with pytest.raises(err.RoomNotWaiting):
