@@ -5,17 +5,20 @@ Nothing here reads a clock or a global random generator: a redeal takes the
 room's redeal key as an argument (see :mod:`server.rules.redeal`).
 
 Undo and autoplay are game-level actions (:mod:`server.rules.game`); here
-they are refused with :class:`IllegalMoveError`.
+they are refused with :class:`IllegalMoveError`. Listing the legal moves
+lives in :mod:`server.rules.movegen`, the build rules in
+:mod:`server.rules.build`; both are re-exported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Final, Literal, NoReturn
 
-from .cards import KING, Card, card_glyph
+from .build import accepts, foundation_pile, refusal
+from .cards import Card, card_glyph
 from .errors import IllegalMoveError
-from .moves import ANY_CELL, FOUNDATION, REDEAL, Move, cell_index, cell_place, is_cell
+from .movegen import has_legal_move, legal_moves
+from .moves import ANY_CELL, FOUNDATION, Move, cell_index, cell_place, is_cell
 from .position import EMPTY_CELL, Position, make_position
 from .redeal import redeal_fans
 from .variants import RuleSet
@@ -35,68 +38,6 @@ __all__ = [
 Status = Literal["playing", "won", "stuck"]
 
 _NO_KEY: Final = b""
-
-
-def foundation_pile(pos: Position, card: Card) -> int | None:
-    """Index of the foundation pile that takes ``card`` now, or ``None``.
-
-    A pile takes the ace when empty, else the next rank of its suit
-    (rules.md rule 2). With two decks the first such pile of the suit wins.
-    """
-    rank = card % 13  # 0-based: the pile must hold exactly ``rank`` cards
-    suit = card // 13
-    piles = pos.foundations
-    for i in range(suit, len(piles), 4):
-        if piles[i] == rank:
-            return i
-    return None
-
-
-def _build_table(build: str) -> tuple[tuple[int, ...], ...]:
-    """For each card 0–51, the keys of the tops it may be built on.
-
-    Suit builds key a fan by its top card, "any suit" builds by its top rank
-    (0-based), so that :func:`legal_moves` finds targets by lookup.
-    """
-    table: list[tuple[int, ...]] = []
-    for card in range(52):
-        rank = card % 13
-        if build == "down-suit":
-            keys = [card + 1] if rank < 12 else []
-        elif build == "down-any":
-            keys = [rank + 1] if rank < 12 else []
-        elif build == "updown-any":
-            keys = [r for r in (rank - 1, rank + 1) if 0 <= r <= 12]
-        else:  # updown-suit
-            keys = [card + d for d in (-1, 1) if 0 <= rank + d <= 12]
-        table.append(tuple(keys))
-    return tuple(table)
-
-
-_BUILD_KEYS: Final[dict[str, tuple[tuple[int, ...], ...]]] = {
-    b: _build_table(b) for b in ("down-suit", "down-any", "updown-any", "updown-suit")
-}
-_BY_SUIT: Final = frozenset({"down-suit", "updown-suit"})
-
-
-def _accepts(rules: RuleSet, fan: tuple[Card, ...], card: Card) -> bool:
-    """Whether ``card`` may be built on ``fan`` (rules.md rule 3 and "Variants")."""
-    if not fan:
-        return rules.king_fills_empty and card % 13 == KING - 1
-    if rules.max_fan is not None and len(fan) >= rules.max_fan:
-        return False
-    top = fan[-1]
-    return (top if rules.build in _BY_SUIT else top % 13) in _BUILD_KEYS[rules.build][card]
-
-
-def _refusal(rules: RuleSet, fan: tuple[Card, ...], card: Card, fan_no: int) -> str:
-    if not fan:
-        if rules.king_fills_empty:
-            return f"fan {fan_no} is empty and takes only a king"
-        return f"fan {fan_no} is empty and gone for good"
-    if rules.max_fan is not None and len(fan) >= rules.max_fan:
-        return f"fan {fan_no} already holds {rules.max_fan} cards"
-    return f"{card_glyph(card)} does not go on {card_glyph(fan[-1])}"
 
 
 def _replace_fan(
@@ -156,8 +97,8 @@ def _apply_play(rules: RuleSet, pos: Position, move: Move) -> Position:
         if target == src_fan:
             raise IllegalMoveError("a card cannot go onto its own fan")
         dst_fan = pos.fans[target]
-        if not _accepts(rules, dst_fan, card):
-            raise IllegalMoveError(_refusal(rules, dst_fan, card, target + 1))
+        if not accepts(rules, dst_fan, card):
+            raise IllegalMoveError(refusal(rules, dst_fan, card, target + 1))
         if lone and not dst_fan:
             raise IllegalMoveError(
                 f"{card_glyph(card)} is alone in fan {src_fan + 1}: "
@@ -254,8 +195,8 @@ def _apply_merci(rules: RuleSet, pos: Position, move: Move) -> Position:
     if dst == fi:
         raise IllegalMoveError("the merci card must leave its fan")
     dst_fan = pos.fans[dst]
-    if not _accepts(rules, dst_fan, card):
-        raise IllegalMoveError(_refusal(rules, dst_fan, card, dst + 1))
+    if not accepts(rules, dst_fan, card):
+        raise IllegalMoveError(refusal(rules, dst_fan, card, dst + 1))
     fans = _replace_fan(fans, dst, (*dst_fan, card))
     return make_position(fans, pos.foundations, pos.cells, pos.redeals_used, True)
 
@@ -309,185 +250,9 @@ def is_legal(rules: RuleSet, pos: Position, move: Move) -> bool:
     return True
 
 
-def _targets(
-    rules: RuleSet,
-    fans: tuple[tuple[Card, ...], ...],
-) -> tuple[dict[int, list[int]], list[int]]:
-    """Index of the fans that can take a card: top key → fan indices (ascending),
-    and the empty fans that take a king (rules.md rule 3, rule 4, the-fan)."""
-    by_suit = rules.build in _BY_SUIT
-    max_fan = rules.max_fan
-    index: dict[int, list[int]] = {}
-    empties: list[int] = []
-    for j, fan in enumerate(fans):
-        if not fan:
-            if rules.king_fills_empty:
-                empties.append(j)
-            continue
-        if max_fan is not None and len(fan) >= max_fan:
-            continue
-        key = fan[-1] if by_suit else fan[-1] % 13
-        slot = index.get(key)
-        if slot is None:
-            index[key] = [j]
-        else:
-            slot.append(j)
-    return index, empties
-
-
-def _fan_targets(
-    keys: tuple[int, ...],
-    index: dict[int, list[int]],
-    empties: list[int],
-    card: Card,
-) -> list[int]:
-    out: list[int] = []
-    for key in keys:
-        slot = index.get(key)
-        if slot:
-            out.extend(slot)
-    if empties and card % 13 == KING - 1:
-        out.extend(empties)
-    if len(keys) > 1 or empties:
-        out.sort()
-    return out
-
-
-_KEY_BASE: Final = 4096
-_PLAYS: dict[int, Move] = {}
-"""Play moves made so far, by ``source * 4096 + target``: moves are immutable
-values, so :func:`legal_moves` hands out shared instances."""
-
-
-def _play(source: int, target: int) -> Move:
-    move = Move("play", source, target)
-    if len(_PLAYS) < 65536:
-        _PLAYS[source * _KEY_BASE + target] = move
-    return move
-
-
-def _fan_moves(
-    rules: RuleSet,
-    fans: tuple[tuple[Card, ...], ...],
-    piles: tuple[int, ...],
-    index: dict[int, list[int]],
-    empties: list[int],
-    has_free_cell: bool,
-) -> Iterator[Move]:
-    """Moves of the fans' top cards under any build rule (see :func:`legal_moves`)."""
-    keys_of = _BUILD_KEYS[rules.build]
-    n_piles = len(piles)
-    plays = _PLAYS
-    for i, fan in enumerate(fans):
-        if not fan:
-            continue
-        card = fan[-1]
-        rank = card % 13
-        for p in range(card // 13, n_piles, 4):
-            if piles[p] == rank:
-                yield plays.get(i * _KEY_BASE - 1) or _play(i, FOUNDATION)
-                break
-        keys = keys_of[card]
-        if empties or len(keys) > 1:
-            lone = len(fan) == 1
-            for j in _fan_targets(keys, index, empties, card):
-                if j != i and not (lone and not fans[j]):
-                    yield plays.get(i * _KEY_BASE + j) or _play(i, j)
-        elif keys:
-            slot = index.get(keys[0])
-            if slot:
-                for j in slot:
-                    if j != i:
-                        yield plays.get(i * _KEY_BASE + j) or _play(i, j)
-        if has_free_cell:
-            yield plays.get(i * _KEY_BASE - 2) or _play(i, ANY_CELL)
-
-
-def _fan_moves_down_suit(
-    fans: tuple[tuple[Card, ...], ...],
-    piles: tuple[int, ...],
-    has_free_cell: bool,
-) -> Iterator[Move]:
-    """:func:`_fan_moves` for one deck, down in suit, no fan limit, no king
-    into empty fans: top cards are unique, so a card has at most one target
-    fan and one foundation pile."""
-    plays = _PLAYS
-    tops = {fan[-1]: j for j, fan in enumerate(fans) if fan}
-    for i, fan in enumerate(fans):
-        if not fan:
-            continue
-        card = fan[-1]
-        rank = card % 13
-        if piles[card // 13] == rank:
-            yield plays.get(i * _KEY_BASE - 1) or _play(i, FOUNDATION)
-        if rank != 12:
-            j = tops.get(card + 1)
-            if j is not None:
-                yield plays.get(i * _KEY_BASE + j) or _play(i, j)
-        if has_free_cell:
-            yield plays.get(i * _KEY_BASE - 2) or _play(i, ANY_CELL)
-
-
-def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
-    """Every legal move in ``pos``, lazily, in a fixed order.
-
-    Order: for each fan, its top card to the foundation, onto each other
-    fan (in fan order), to a free cell; then each free cell's card to the
-    foundation and onto each fan; then the merci moves (buried cards in
-    layout order, foundation first); then the redeal. Undo and autoplay are
-    not listed. ``m in legal_moves(...)`` ⇔ ``is_legal(..., m)``.
-    """
-    fans = pos.fans
-    if pos.foundation_cards == rules.cards:
-        return
-    cells = pos.cells
-    has_free_cell = EMPTY_CELL in cells
-    piles = pos.foundations
-    merci = rules.merci and not pos.merci_used and pos.redeals_used >= rules.redeals
-    if (rules.build == "down-suit" and len(piles) == 4 and rules.max_fan is None
-            and not rules.king_fills_empty):
-        yield from _fan_moves_down_suit(fans, piles, has_free_cell)
-        if not (merci or any(c != EMPTY_CELL for c in cells)):
-            if pos.redeals_used < rules.redeals:
-                yield REDEAL
-            return
-        index, empties = _targets(rules, fans)
-    else:
-        index, empties = _targets(rules, fans)
-        yield from _fan_moves(rules, fans, piles, index, empties, has_free_cell)
-    keys_of = _BUILD_KEYS[rules.build]
-    for ci, card in enumerate(cells):
-        if card == EMPTY_CELL:
-            continue
-        src = cell_place(ci)
-        if foundation_pile(pos, card) is not None:
-            yield Move("play", src, FOUNDATION)
-        for j in _fan_targets(keys_of[card], index, empties, card):
-            yield Move("play", src, j)
-    if merci:
-        seen: set[Card] = set()
-        for fi, fan in enumerate(fans):
-            for card in fan[:-1]:
-                if card in seen:
-                    continue  # two decks: the merci takes the first buried copy
-                seen.add(card)
-                if foundation_pile(pos, card) is not None:
-                    yield Move("merci", None, FOUNDATION, card)
-                for j in _fan_targets(keys_of[card], index, empties, card):
-                    if j != fi:
-                        yield Move("merci", None, j, card)
-    if pos.redeals_used < rules.redeals:
-        yield REDEAL
-
-
 def has_cells_filled(pos: Position) -> bool:
     """Whether any free cell holds a card."""
     return any(c != EMPTY_CELL for c in pos.cells)
-
-
-def has_legal_move(rules: RuleSet, pos: Position) -> bool:
-    """Whether at least one legal move exists (stops at the first)."""
-    return next(legal_moves(rules, pos), None) is not None
 
 
 def status(rules: RuleSet, pos: Position) -> Status:
