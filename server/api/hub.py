@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Callable
+
+import orjson
 
 from server.store.base import EventsTooOld, Store, StoreUnavailable
 
@@ -75,7 +76,7 @@ class RoomFeed:
                         self.store.subscribe(self.room_id, self.since)) as events:
                     async for event in events:
                         self.since = event["seq"]
-                        text = json.dumps({"t": "event", "d": event}, separators=(",", ":"))
+                        text = orjson.dumps({"t": "event", "d": event}).decode()
                         for listener in list(self.listeners):
                             listener.push(("event", event["seq"], text))
                 for listener in list(self.listeners):

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -39,7 +39,7 @@ log = logging.getLogger("server.api.ws")
 
 def _text(t: str, d: Any = None) -> str:
     msg: dict[str, Any] = {"t": t} if d is None else {"t": t, "d": d}
-    return json.dumps(msg, separators=(",", ":"))
+    return orjson.dumps(msg).decode()
 
 
 class _Connection:
@@ -187,7 +187,7 @@ class _Connection:
                     refused["game"] = exc.details["game"]
                 self.push("refused", refused)
                 return
-            self.push("ack", ack.model_dump(mode="json"))
+            self.listener.push(("msg", 0, '{"t":"ack","d":' + ack.model_dump_json() + "}"))
         elif isinstance(msg, AuthIn):
             if self.racer_id is not None:
                 self.push("error", {"code": "auth/forbidden",
