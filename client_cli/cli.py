@@ -17,6 +17,8 @@ COMMANDS: list[str] = [
     "client_cli.info_cmd",
     "client_cli.bot_cmd",
     "client_cli.deal_cmd",
+    "client_cli.compare_cmd",
+    "client_cli.leaderboard_cmd",
 ]
 """Modules that register a subcommand, in help order."""
 

@@ -188,3 +188,42 @@ class LucieClient:
     async def replay(self, room: str, racer: str) -> ReplayView:
         """A racer's move log with race-clock times."""
         return parse(ReplayView, await self._call("GET", f"/rooms/{room}/racers/{racer}/replay"))
+
+    # head to head (issue 6) -----------------------------------------------
+    async def compare(self, room: str, a: str, b: str) -> dict[str, Any]:
+        """Comparison of two racers (ids or names) of one room (docs/protocol.md)."""
+        data: dict[str, Any] = await self._call("GET", f"/rooms/{room}/compare/{a}/{b}")
+        return data
+
+    async def compare_games(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        """Comparison of two games, each ``{"room", "racer"}`` or ``{"replay": doc}``."""
+        data: dict[str, Any] = await self._call("POST", "/compare", json={"a": a, "b": b})
+        return data
+
+    async def check_replay(self, replay: dict[str, Any]) -> dict[str, Any]:
+        """Have the server check a replay document by replaying it."""
+        data: dict[str, Any] = await self._call("POST", "/replays/check",
+                                                json={"replay": replay})
+        return data
+
+    async def create_ghost_room(self, source: dict[str, Any], **options: Any) -> dict[str, Any]:
+        """A room racing a recorded game (``{"room", "racer"}`` or ``{"replay": doc}``)
+        → ``{"room", "host_token", "ghost"}``."""
+        data: dict[str, Any] = await self._call("POST", "/ghost-rooms",
+                                                json={**source, **options})
+        return data
+
+    async def daily(self, variant: str = "belle-lucie", date: str | None = None
+                    ) -> dict[str, Any]:
+        """The daily deal of ``variant`` (today, UTC, or ``date`` YYYY-MM-DD)."""
+        path = f"/daily/{variant}" + (f"/{date}" if date else "")
+        data: dict[str, Any] = await self._call("GET", path)
+        return data
+
+    async def leaderboard(self, variant: str = "belle-lucie", board: str = "daily",
+                          date: str | None = None, limit: int = 20) -> dict[str, Any]:
+        """A leaderboard: ``board`` ``"daily"`` (today or ``date``) or ``"all-time"``."""
+        path = f"/leaderboards/{variant}/{board}" + (f"/{date}" if date and board == "daily"
+                                                      else "")
+        data: dict[str, Any] = await self._call("GET", path, params={"limit": limit})
+        return data

@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from server.api.errors import exception_handlers
+from server.api.h2h_routes import attach_head_to_head, h2h_routes
 from server.api.hub import Hub
 from server.api.openapi import openapi, ws_schemas
 from server.api.ratelimit import BucketMap
@@ -89,12 +90,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings = settings
         app.state.http_limiter = BucketMap(settings.http_rate, settings.http_burst)
+        close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url)
         ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
         try:
             yield
         finally:
             ticker.cancel()
             await asyncio.gather(ticker, return_exceptions=True)
+            await close_h2h()
             await hub.close()
             await store.close()
 
@@ -105,6 +108,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route(PREFIX + "/openapi.json", openapi_doc),
             Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
             *routes(),
+            *h2h_routes(),
             WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
         ],
         exception_handlers=exception_handlers,

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import models_json_schema
 
+from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
 from .rest import ENDPOINTS, PREFIX
 
@@ -23,26 +24,31 @@ _STATUS_OF = {
     "racer/not_found": 404, "room/full": 409, "room/not_waiting": 409, "room/not_racing": 409,
     "room/over": 409, "room/no_racers": 409, "racer/name_taken": 409, "racer/finished": 409,
     "move/invalid": 400, "move/illegal": 422, "move/stale_version": 409,
+    "replay/invalid": 400, "replay/forged": 422, "compare/different_deal": 409,
 }
+_PARAMS = {"room": "room id or short code", "racer": "racer id",
+           "a": "first racer: id or name", "b": "second racer: id or name",
+           "variant": "variant id", "date": "UTC date, YYYY-MM-DD"}
+_ALL = (*ENDPOINTS, *H2H_ENDPOINTS)
 
 
 @cache
 def openapi() -> dict[str, Any]:
     """The OpenAPI 3.1 document of the REST API (served at ``/api/v1/openapi.json``)."""
     models: set[type[BaseModel]] = {ErrorBody}
-    for ep in ENDPOINTS:
+    for ep in _ALL:
         models.update(m for m in (ep.body, ep.answer) if m is not None)
     refs, defs = models_json_schema(
-        [(m, "validation" if any(ep.body is m for ep in ENDPOINTS) else "serialization")
+        [(m, "validation" if any(ep.body is m for ep in _ALL) else "serialization")
          for m in sorted(models, key=lambda m: m.__name__)],
         ref_template=_REF)
     schemas = defs.get("$defs", {})
     paths: dict[str, Any] = {}
-    for ep in ENDPOINTS:
+    for ep in _ALL:
         op: dict[str, Any] = {"summary": ep.summary, "operationId": ep.handler.__name__,
                               "responses": {}}
         params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"},
-                   "description": "room id or short code" if name == "room" else "racer id"}
+                   "description": _PARAMS.get(name, name)}
                   for name in re.findall(r"{(\w+)}", ep.path)]
         if params:
             op["parameters"] = params

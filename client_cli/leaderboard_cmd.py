@@ -1,0 +1,75 @@
+"""``lucie leaderboard [--variant V] [--daily|--all-time] [--date D]``, ``lucie daily``.
+
+The daily board ranks everyone's best on the variant's deal of the UTC day;
+the all-time board ranks each name's best per deal. Order: more foundation
+cards, earlier reach time, fewer moves, then who got there first.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .api import LucieClient
+from .board.model import fmt_clock
+from .common import Subparsers, add_server_arg, console, print_table, resolved_server, run_command
+
+__all__ = ["add_parser", "leaderboard_rows"]
+
+
+def leaderboard_rows(board: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Table rows of a leaderboard answer (rank, name, cards, reached, moves, deal, room)."""
+    return [(str(r["rank"]), r["name"], str(r["foundation_cards"]), fmt_clock(r["reach_time_ms"]),
+             str(r["moves"]), str(r["deal_number"]), r["room"] or "-") for r in board["rows"]]
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    async def body() -> int:
+        kind = "all-time" if args.all_time else "daily"
+        async with LucieClient(resolved_server(args)) as client:
+            board = await client.leaderboard(args.variant, kind, args.date, args.limit)
+            deal = await client.daily(args.variant, board["date"]) if kind == "daily" else None
+        if kind == "daily":
+            assert deal is not None
+            title = f"Daily leaderboard · {board['variant']} · {board['date']} " \
+                    f"(deal {deal['deal_number']})"
+        else:
+            title = f"All-time leaderboard · {board['variant']}"
+        print_table(title, ["rank", "name", "cards", "reached", "moves", "deal", "room"],
+                    leaderboard_rows(board))
+        return 0
+
+    return run_command("leaderboard", body)
+
+
+def _daily(args: argparse.Namespace) -> int:
+    async def body() -> int:
+        async with LucieClient(resolved_server(args)) as client:
+            deal = await client.daily(args.variant, args.date)
+        console.print(f"Daily deal of {deal['variant']} on {deal['date']}: "
+                      f"{deal['deal_number']}", markup=False)
+        console.print(f"race it: lucie play --variant {deal['variant']} --deal daily",
+                      markup=False)
+        return 0
+
+    return run_command("daily", body)
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Register ``lucie leaderboard`` and ``lucie daily``."""
+    p = sub.add_parser("leaderboard", help="daily and all-time leaderboards",
+                       description=__doc__)
+    p.add_argument("--variant", default="belle-lucie", help="variant id (default belle-lucie)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--daily", action="store_true", help="today's board (the default)")
+    which.add_argument("--all-time", action="store_true", help="best per name and deal")
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="a past day's daily board (UTC)")
+    p.add_argument("--limit", type=int, default=20, help="rows, 1–100 (default 20)")
+    add_server_arg(p)
+    p.set_defaults(func=_leaderboard)
+
+    d = sub.add_parser("daily", help="the daily deal number of a variant")
+    d.add_argument("--variant", default="belle-lucie", help="variant id (default belle-lucie)")
+    d.add_argument("--date", metavar="YYYY-MM-DD", help="another UTC day")
+    add_server_arg(d)
+    d.set_defaults(func=_daily)

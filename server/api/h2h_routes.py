@@ -1,0 +1,235 @@
+"""REST routes of head-to-head: comparisons, replay checks, ghost rooms, daily deal,
+leaderboards (docs/protocol.md, "Head to head").
+
+Mounted by :func:`h2h_routes`; :func:`attach_head_to_head` sets up the
+leaderboard store (memory, or Redis when ``REDIS_URL`` is set), the ghost
+room drivers and the leaderboard feed at the end of every race.
+:data:`H2H_ENDPOINTS` also feeds the OpenAPI document. Bodies may be up to
+:data:`MAX_BODY` bytes here (a replay document is larger than a move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import date
+from typing import Any, Final, Literal, cast
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from server.race.authority import RaceAuthority, RoomOptions
+from server.race.daily import daily_deal, parse_date, utc_date
+from server.race.errors import RequestInvalid
+from server.race.ghost_room import GhostRooms
+from server.race.head_to_head import RacerRef, Source, check_replay, compare_sources, racer_record
+from server.race.leaderboard import MAX_LIMIT, leaderboard, race_over_hook
+from server.rules import RulesError, get_variant
+from server.store.leaderboard_base import LeaderboardStore, open_leaderboard_store
+
+from .errors import RateLimited, RequestTooLarge
+from .h2h_models import (
+    CompareBody,
+    ComparisonView,
+    DailyDealView,
+    GameSource,
+    GhostRoomBody,
+    GhostRoomCreated,
+    LeaderboardView,
+    ReplayCheck,
+    ReplayCheckBody,
+)
+from .ratelimit import BucketMap
+from .rest import PREFIX, Endpoint
+
+__all__ = ["H2H_ENDPOINTS", "MAX_BODY", "attach_head_to_head", "h2h_routes"]
+
+MAX_BODY: Final = 2 * 1024 * 1024
+"""Largest body of these routes, bytes (a replay of the longest allowed log fits)."""
+
+
+async def attach_head_to_head(state: Any, authority: RaceAuthority,
+                              redis_url: str | None) -> Callable[[], Awaitable[None]]:
+    """Set ``state.leaderboards`` and ``state.ghosts``, feed the boards at each race end;
+    returns the coroutine function that releases them (call it at shutdown)."""
+    boards = open_leaderboard_store(redis_url)
+    ghosts = GhostRooms(authority)
+    authority.race_over_hooks.append(race_over_hook(boards))
+    state.leaderboards, state.ghosts = boards, ghosts
+
+    async def close() -> None:
+        await ghosts.aclose()
+        await boards.close()
+
+    return close
+
+
+def _authority(request: Request) -> RaceAuthority:
+    return cast(RaceAuthority, request.app.state.authority)
+
+
+def _boards(request: Request) -> LeaderboardStore:
+    return cast(LeaderboardStore, request.app.state.leaderboards)
+
+
+def _variant(name: str) -> str:
+    try:
+        return get_variant(name).id
+    except RulesError as exc:
+        raise RequestInvalid(str(exc), {"field": "variant"}) from None
+
+
+def _date(text: str) -> date:
+    try:
+        return parse_date(text)
+    except ValueError as exc:
+        raise RequestInvalid(str(exc), {"field": "date"}) from None
+
+
+async def _today(request: Request) -> date:
+    return utc_date(await _authority(request).store.now_ms())
+
+
+def _source(src: GameSource) -> Source:
+    if src.replay is not None:
+        return check_replay(src.replay)
+    assert src.room is not None and src.racer is not None
+    return RacerRef(src.room, src.racer)
+
+
+# -- handlers ----------------------------------------------------------------------
+
+
+async def compare_in_room(request: Request, _: None) -> ComparisonView:
+    p = request.path_params
+    c = await compare_sources(_authority(request), RacerRef(p["room"], p["a"]),
+                              RacerRef(p["room"], p["b"]))
+    return ComparisonView.model_validate(c.to_json())
+
+
+async def compare_games(request: Request, body: CompareBody) -> ComparisonView:
+    c = await compare_sources(_authority(request), _source(body.a), _source(body.b))
+    return ComparisonView.model_validate(c.to_json())
+
+
+async def check_replay_doc(request: Request, body: ReplayCheckBody) -> ReplayCheck:
+    record = check_replay(body.replay)
+    return ReplayCheck(player=record.name, rules=record.rules.to_json(),  # type: ignore[arg-type]
+                       deal_number=record.deal_number, moves=len(record.moves),
+                       result=body.replay["result"])
+
+
+async def create_ghost_room(request: Request, body: GhostRoomBody) -> GhostRoomCreated:
+    source = _source(body)
+    if isinstance(source, RacerRef):
+        source, _ = await racer_record(_authority(request), source)
+        if source.status not in ("won", "stuck", "resigned", "timed_out", "left"):
+            raise RequestInvalid("that racer's game is not finished yet",
+                                 {"field": "racer"})
+    ghosts: GhostRooms = request.app.state.ghosts
+    room, host_token, ghost = await ghosts.create(RoomOptions(
+        capacity=body.capacity, time_limit_s=body.time_limit_s, visibility=body.visibility,
+        countdown_s=body.countdown_s), source)
+    return GhostRoomCreated(room=room, host_token=host_token, ghost=ghost)
+
+
+async def daily(request: Request, _: None) -> DailyDealView:
+    p = request.path_params
+    variant = _variant(p["variant"])
+    day = _date(p["date"]) if "date" in p else await _today(request)
+    return DailyDealView(variant=variant, date=day.isoformat(),
+                         deal_number=daily_deal(variant, day))
+
+
+def _limit(request: Request) -> int:
+    text = request.query_params.get("limit", "20")
+    if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
+        raise RequestInvalid(f"limit is 1…{MAX_LIMIT}", {"field": "limit"})
+    return int(text)
+
+
+async def _board(request: Request, kind: Literal["daily", "all-time"]) -> LeaderboardView:
+    p = request.path_params
+    variant = _variant(p["variant"])
+    limit = _limit(request)
+    day = None
+    if kind == "daily":
+        day = _date(p["date"]) if "date" in p else await _today(request)
+    rows = await leaderboard(_boards(request), variant, kind, day, limit)
+    return LeaderboardView.model_validate({
+        "variant": variant, "board": kind, "date": day.isoformat() if day else None,
+        "rows": [r.to_json() for r in rows]})
+
+
+async def daily_board(request: Request, _: None) -> LeaderboardView:
+    return await _board(request, "daily")
+
+
+async def all_time_board(request: Request, _: None) -> LeaderboardView:
+    return await _board(request, "all-time")
+
+
+_ROOM = ("room/not_found", "racer/not_found")
+_REPLAY = ("replay/invalid", "replay/forged")
+
+H2H_ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("GET", "/rooms/{room}/compare/{a}/{b}",
+             "Compare two racers of a room (ids or names)", compare_in_room, None,
+             ComparisonView, errors=_ROOM),
+    Endpoint("POST", "/compare", "Compare two games on one deal (live racers or replays)",
+             compare_games, CompareBody, ComparisonView,
+             errors=("request/invalid", *_ROOM, *_REPLAY, "compare/different_deal")),
+    Endpoint("POST", "/replays/check", "Check a replay document by replaying it",
+             check_replay_doc, ReplayCheckBody, ReplayCheck,
+             errors=("request/invalid", *_REPLAY)),
+    Endpoint("POST", "/ghost-rooms", "Create a room that races a recorded game",
+             create_ghost_room, GhostRoomBody, GhostRoomCreated, 201,
+             errors=("request/invalid", *_ROOM, *_REPLAY)),
+    Endpoint("GET", "/daily/{variant}", "Today's daily deal (UTC)", daily, None,
+             DailyDealView, errors=("request/invalid",)),
+    Endpoint("GET", "/daily/{variant}/{date}", "The daily deal of a UTC date", daily, None,
+             DailyDealView, errors=("request/invalid",)),
+    Endpoint("GET", "/leaderboards/{variant}/daily", "Today's daily leaderboard (?limit=)",
+             daily_board, None, LeaderboardView, errors=("request/invalid",)),
+    Endpoint("GET", "/leaderboards/{variant}/daily/{date}",
+             "A date's daily leaderboard (?limit=)", daily_board, None, LeaderboardView,
+             errors=("request/invalid",)),
+    Endpoint("GET", "/leaderboards/{variant}/all-time",
+             "All-time leaderboard: best per name and deal (?limit=)", all_time_board, None,
+             LeaderboardView, errors=("request/invalid",)),
+)
+"""Head-to-head REST routes, in documentation order."""
+
+
+async def _read_body(request: Request) -> bytes:
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY:
+        raise RequestTooLarge(f"the body is larger than {MAX_BODY} bytes", {"limit": MAX_BODY})
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_BODY:
+            raise RequestTooLarge(f"the body is larger than {MAX_BODY} bytes",
+                                  {"limit": MAX_BODY})
+    return bytes(data)
+
+
+def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+    async def handle(request: Request) -> Response:
+        limiter: BucketMap = request.app.state.http_limiter
+        if not limiter.take(request.client.host if request.client else "-"):
+            raise RateLimited("too many requests; slow down")
+        body: BaseModel | None = None
+        if endpoint.body is not None:
+            body = endpoint.body.model_validate_json(await _read_body(request) or b"{}")
+        result = await endpoint.handler(request, body)
+        assert result is not None
+        return JSONResponse(result.model_dump(mode="json"), status_code=endpoint.status)
+
+    return handle
+
+
+def h2h_routes() -> list[Route]:
+    """Starlette routes of :data:`H2H_ENDPOINTS`, under ``/api/v1``."""
+    return [Route(PREFIX + ep.path, _wrap(ep), methods=[ep.method]) for ep in H2H_ENDPOINTS]

@@ -1,0 +1,185 @@
+"""Head-to-head REST routes in process (tiny app: the race routes + these, real memory store)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator, Iterator
+from datetime import date
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from server.api.errors import exception_handlers
+from server.api.h2h_routes import attach_head_to_head, h2h_routes
+from server.api.ratelimit import BucketMap
+from server.api.rest import routes
+from server.race.authority import RaceAuthority
+from server.race.daily import daily_deal
+from server.race.replay_file import export_replay
+from server.settings import Settings
+from server.store.memory import MemoryStore
+from tests.race.games import record
+
+API = "/api/v1"
+
+
+def _app() -> Starlette:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store = MemoryStore()
+        authority = RaceAuthority(store)
+        app.state.store, app.state.authority = store, authority
+        app.state.settings = Settings()
+        app.state.http_limiter = BucketMap(1000, 1000)
+        close = await attach_head_to_head(app.state, authority, None)
+        yield
+        await close()
+        await store.close()
+
+    return Starlette(routes=[*routes(), *h2h_routes()], exception_handlers=exception_handlers,
+                     lifespan=lifespan)
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(_app()) as c:
+        yield c
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _race(client: TestClient, plans: dict[str, list[str]], deal: int | str = 2) -> str:
+    r = client.post(f"{API}/rooms", json={"deal": deal, "countdown_s": 0})
+    room, host = r.json()["room"], r.json()["host_token"]
+    racers = {}
+    for name in plans:
+        j = client.post(f"{API}/rooms/{room['code']}/racers", json={"name": name}).json()
+        racers[name] = (j["racer"]["id"], j["token"])
+    client.post(f"{API}/rooms/{room['id']}/start", headers=_auth(host))
+    for name, plan in plans.items():
+        rid, token = racers[name]
+        for i, move in enumerate(plan):
+            r = client.post(f"{API}/rooms/{room['id']}/racers/{rid}/moves", headers=_auth(token),
+                            json={"move": move, "expected_version": i,
+                                  "client_move_id": f"{name}{i}"})
+            assert r.status_code == 200, r.text
+        client.post(f"{API}/rooms/{room['id']}/racers/{rid}/resign", headers=_auth(token))
+    return str(room["code"])
+
+
+def _error(r: Any) -> str:
+    return str(r.json()["error"]["code"])
+
+
+def test_compare_two_racers_of_a_room(client: TestClient) -> None:
+    code = _race(client, {"ada": ["8f", "15f"], "bob": ["15f"]})
+    r = client.get(f"{API}/rooms/{code}/compare/ada/bob")
+    assert r.status_code == 200, r.text
+    c = r.json()
+    assert (c["a"]["name"], c["b"]["name"], c["deal_number"]) == ("ada", "bob", 2)
+    assert [p["foundation_cards"] for p in c["a"]["timeline"]] == [1, 2]
+    assert c["divergence"]["move_index"] == 1
+    assert c["verdict"] == {"winner": "a", "decided_by": "foundation_cards"}
+    assert c["rules"]["variant"] == "belle-lucie"
+    assert _error(client.get(f"{API}/rooms/{code}/compare/ada/zed")) == "racer/not_found"
+    assert _error(client.get(f"{API}/rooms/NOPE99/compare/ada/bob")) == "room/not_found"
+
+
+def test_compare_across_rooms_and_with_a_replay(client: TestClient) -> None:
+    one = _race(client, {"ada": ["8f"]})
+    two = _race(client, {"bob": ["8f", "15f"]})
+    r = client.post(f"{API}/compare", json={"a": {"room": one, "racer": "ada"},
+                                             "b": {"room": two, "racer": "bob"}})
+    assert r.status_code == 200, r.text
+    assert r.json()["verdict"]["winner"] == "b" and r.json()["a"]["join_order"] is None
+    doc = client.get(f"{API}/rooms/{two}/racers/"
+                     f"{client.get(f'{API}/rooms/{two}').json()['racers'][0]['id']}/replay").json()
+    r = client.post(f"{API}/compare", json={"a": {"replay": doc}, "b": {"room": two,
+                                                                        "racer": "bob"}})
+    assert r.status_code == 200 and r.json()["divergence"]["move_index"] is None
+    other = _race(client, {"cy": ["11f"]}, deal=3)
+    r = client.post(f"{API}/compare", json={"a": {"room": one, "racer": "ada"},
+                                             "b": {"room": other, "racer": "cy"}})
+    assert (r.status_code, _error(r)) == (409, "compare/different_deal")
+    r = client.post(f"{API}/compare", json={"a": {"room": one}, "b": {"replay": doc}})
+    assert (r.status_code, _error(r)) == (422, "request/invalid")
+
+
+def test_replay_check(client: TestClient) -> None:
+    doc = export_replay(record([("8f", 10), ("15f", 20)], name="ada"))
+    r = client.post(f"{API}/replays/check", json={"replay": doc})
+    assert r.status_code == 200, r.text
+    assert r.json()["valid"] is True and r.json()["moves"] == 2 and r.json()["player"] == "ada"
+    doc["moves"][1]["move"] = "2f"
+    r = client.post(f"{API}/replays/check", json={"replay": doc})
+    assert (r.status_code, _error(r)) == (422, "replay/forged")
+    assert r.json()["error"]["details"] == {"move_index": 2}
+    r = client.post(f"{API}/replays/check", json={"replay": {"moves": []}})
+    assert (r.status_code, _error(r)) == (400, "replay/invalid")
+
+
+def test_ghost_room_from_a_replay(client: TestClient) -> None:
+    doc = export_replay(record([("8f", 30), ("15f", 60)], name="ada", status="resigned",
+                               finished_ms=90))
+    r = client.post(f"{API}/ghost-rooms", json={"replay": doc, "countdown_s": 0})
+    assert r.status_code == 201, r.text
+    room, host, ghost = r.json()["room"], r.json()["host_token"], r.json()["ghost"]
+    assert ghost["name"] == "👻 ada" and room["deal_number"] == 2
+    assert client.post(f"{API}/rooms/{room['code']}/start", headers=_auth(host)).status_code == 200
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        view = client.get(f"{API}/rooms/{room['code']}").json()
+        if view["state"] == "over":
+            break
+        time.sleep(0.02)
+    st = client.get(f"{API}/rooms/{room['code']}/standings").json()
+    assert st["final"] and st["standings"][0]["foundation_cards"] == 2
+    forged = {**doc, "deal_number": 3}
+    r = client.post(f"{API}/ghost-rooms", json={"replay": forged})
+    assert _error(r) == "replay/forged"
+
+
+def test_ghost_room_from_an_unfinished_racer_refused(client: TestClient) -> None:
+    r = client.post(f"{API}/rooms", json={"deal": 2, "countdown_s": 0})
+    room, host = r.json()["room"], r.json()["host_token"]
+    client.post(f"{API}/rooms/{room['code']}/racers", json={"name": "ada"})
+    client.post(f"{API}/rooms/{room['code']}/start", headers=_auth(host))
+    r = client.post(f"{API}/ghost-rooms", json={"room": room["code"], "racer": "ada"})
+    assert (r.status_code, _error(r)) == (400, "request/invalid")
+
+
+def test_daily_deal_and_leaderboards(client: TestClient) -> None:
+    today = client.get(f"{API}/daily/belle-lucie").json()
+    r = client.get(f"{API}/daily/belle-lucie/2026-11-30")
+    assert r.json()["deal_number"] == daily_deal("belle-lucie", date(2026, 11, 30))
+    code = _race(client, {"ada": ["r"], "bob": []}, deal="daily")
+    assert client.get(f"{API}/rooms/{code}").json()["deal_number"] == today["deal_number"]
+    board = client.get(f"{API}/leaderboards/belle-lucie/daily").json()
+    assert board["date"] == today["date"] and board["board"] == "daily"
+    assert [(row["rank"], row["name"]) for row in board["rows"]] == [(1, "bob"), (2, "ada")]
+    dated = client.get(f"{API}/leaderboards/belle-lucie/daily/{today['date']}?limit=1").json()
+    assert [row["name"] for row in dated["rows"]] == ["bob"]
+    assert len(client.get(f"{API}/leaderboards/belle-lucie/all-time").json()["rows"]) == 2
+    for bad in ("/daily/chess", "/daily/belle-lucie/2026-02-30",
+                "/leaderboards/belle-lucie/all-time?limit=0",
+                "/leaderboards/chess/all-time"):
+        r = client.get(API + bad)
+        assert (r.status_code, _error(r)) == (400, "request/invalid"), bad
+
+
+def test_openapi_lists_the_head_to_head_routes() -> None:
+    from server.api.openapi import openapi
+
+    paths = openapi()["paths"]
+    assert "post" in paths[f"{API}/compare"] and "post" in paths[f"{API}/ghost-rooms"]
+    op = paths[f"{API}/rooms/{{room}}/compare/{{a}}/{{b}}"]["get"]
+    assert op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/ComparisonView")
+    assert "`replay/forged`" in paths[f"{API}/replays/check"]["post"]["responses"]["422"][
+        "description"]
+    assert "LeaderboardView" in openapi()["components"]["schemas"]
