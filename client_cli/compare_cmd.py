@@ -19,10 +19,9 @@ from typing import Any
 import plotext as plt
 
 from .api import ApiError, LucieClient
-from .board.model import fmt_clock
 from .common import Subparsers, add_server_arg, console, print_table, resolved_server, run_command
 
-__all__ = ["add_parser", "comparison_rows", "timeline_chart"]
+__all__ = ["add_parser", "comparison_rows", "fmt_time", "timeline_chart"]
 
 _RULE_WORDS = {"foundation_cards": "more foundation cards", "reach_time": "earlier reach time",
                "moves": "fewer moves", "join_order": "earlier join", "tie": "a tie"}
@@ -46,9 +45,9 @@ def timeline_chart(c: dict[str, Any], width: int = 78, height: int = 16,
     plt.clear_figure()
     plt.plotsize(width, height)
     plt.theme("pro" if color else "clear")
-    for key in ("a", "b"):
+    for key, marker in (("a", "braille"), ("b", "dot")):
         xs, ys = _steps(c[key])
-        plt.plot(xs, ys, label=c[key]["name"] or key.upper(), marker="braille")
+        plt.plot(xs, ys, label=c[key]["name"] or key.upper(), marker=marker)
     plt.title(f"deal {c['deal_number']} · {c['rules'].get('name') or c['rules']['variant']}")
     plt.xlabel("race clock (s)")
     plt.ylabel("cards")
@@ -57,8 +56,16 @@ def timeline_chart(c: dict[str, Any], width: int = 78, height: int = 16,
     return chart if color else str(plt.uncolorize(chart))
 
 
+def fmt_time(ms: int | None) -> str:
+    """``ms`` as ``m:ss.t`` (tenths; ``-`` for ``None``)."""
+    if ms is None:
+        return "-"
+    tenths = max(0, ms) // 100
+    return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
+
+
 def _layouts(side: dict[str, Any]) -> str:
-    parts = [f"{f['cards_to_foundation']:+d} in {fmt_clock(f['time_ms'])}"
+    parts = [f"{f['cards_to_foundation']:+d} in {fmt_time(f['time_ms'])}"
              for f in side["layouts"] if f["reached"]]
     return " · ".join(parts) or "-"
 
@@ -74,12 +81,12 @@ def comparison_rows(c: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("racer", a["name"] or "A", b["name"] or "B"),
         row("status", "status"),
         row("foundation cards", "foundation_cards"),
-        row("reach time", "reach_time_ms", fmt_clock),
+        row("reach time", "reach_time_ms", fmt_time),
         row("moves", "moves"),
         row("redeals used", "redeals_used"),
         row("merci used", "merci_used", lambda v: "yes" if v else "no"),
         ("per layout (cards, time)", _layouts(a), _layouts(b)),
-        ("time in the lead", fmt_clock(lead["a_ms"]), fmt_clock(lead["b_ms"])),
+        ("time in the lead", fmt_time(lead["a_ms"]), fmt_time(lead["b_ms"])),
     ]
 
 
@@ -97,7 +104,7 @@ def _summary(c: dict[str, Any]) -> list[str]:
                      "(other redeal keys).")
     else:
         lines.append(f"Same moves until one stopped, at move {d['move_index']}.")
-    lines.append(f"Level for {fmt_clock(lead['level_ms'])}; the lead changed hands "
+    lines.append(f"Level for {fmt_time(lead['level_ms'])}; the lead changed hands "
                  f"{lead['changes']} time(s).")
     if v["winner"] is None:
         lines.append("Verdict: a tie.")
