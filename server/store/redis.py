@@ -1,0 +1,392 @@
+"""The shared store: rooms, racers and room events in Redis (``redis://…``).
+
+Keeps the :mod:`server.store.base` contract for any number of processes
+sharing one Redis. Key layout and the write scripts are in
+:mod:`server.store.redis_scripts`: every key of a room carries the hash tag
+``{room:<id>}``, and each compare-and-set write (record + answer + events +
+publish) is **one** Lua script, so one round trip and all or nothing. The
+room's events go to a Redis Stream with ids ``<seq>-0`` (so the stream id is
+the sequence number), trimmed to ``event_retention`` entries; live events
+reach other processes through :mod:`server.store.redis_fanout`.
+
+Clock: :meth:`RedisStore.now_ms` is Redis ``TIME``, calibrated: the store
+reads ``TIME`` at most every ``clock_sync_s`` seconds and adds the local
+monotonic time elapsed since, so every process reads the same clock (to
+within half a round trip) without a round trip per call.
+
+URL: ``redis://[:password@]host:port/db?prefix=lucie:&retention=1000`` plus
+any redis-py URL option (``socket_timeout`` …). ``prefix`` (default: the
+``LUCIE_REDIS_PREFIX`` environment variable, else ``lucie:``) starts every
+key, so several deployments or test runs can share one Redis.
+
+Faults: every Redis error or timeout (default 2 s) becomes
+:class:`~server.store.base.StoreUnavailable`; the connection pool reconnects
+on the next call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from . import redis_scripts as lua
+from .base import (
+    Event,
+    EventsTooOld,
+    Record,
+    Store,
+    StoreUnavailable,
+    VersionConflict,
+    Versioned,
+    decode_record,
+    encode_record,
+)
+from .redis_fanout import Follower
+
+__all__ = ["RedisStore"]
+
+_CODE_TTL_MS = 24 * 3_600_000
+"""A claimed short code vanishes after this unless its room's expiry is set."""
+
+
+@contextlib.contextmanager
+def _unavailable() -> Iterator[None]:
+    """Turn any Redis failure into :class:`StoreUnavailable` (with a retry hint)."""
+    try:
+        yield
+    except (RedisError, OSError) as exc:
+        raise StoreUnavailable(
+            f"redis: {type(exc).__name__}; retry in about a second") from None
+
+
+def _split(raw: bytes) -> tuple[int, bytes]:
+    rev, _, data = raw.partition(b"\n")
+    return int(rev), data
+
+
+class RedisStore(Store):
+    """:class:`~server.store.base.Store` on Redis (module docstring).
+
+    ``client`` runs commands; ``pubsub_client`` (same server) is used only
+    by the per-process follower. Prefer :meth:`from_url`.
+    """
+
+    def __init__(self, client: aioredis.Redis, pubsub_client: aioredis.Redis, *,
+                 prefix: str = "lucie:", event_retention: int = 1000,
+                 clock_sync_s: float = 1.0) -> None:
+        self.event_retention = max(1, event_retention)
+        self.prefix = prefix
+        self._redis = client
+        self._clock_sync_s = clock_sync_s
+        self._offset_ms: float | None = None
+        self._synced = 0.0
+        self._last_ms = 0
+        self._save_room = client.register_script(lua.SAVE_ROOM)
+        self._save_racer = client.register_script(lua.SAVE_RACER)
+        self._append = client.register_script(lua.APPEND)
+        self._expire = client.register_script(lua.EXPIRE_ROOM)
+        self._claim = client.register_script(lua.CLAIM_CODE)
+        self._expire_code = client.register_script(lua.EXPIRE_CODE)
+        self.follower = Follower(pubsub_client, self._alive_channels,
+                                 buffer=max(64, 2 * self.event_retention))
+
+    @classmethod
+    def from_url(cls, url: str, *, prefix: str | None = None,
+                 event_retention: int | None = None,
+                 client_name: str | None = None) -> RedisStore:
+        """A store for ``url`` (module docstring for the query options). Its
+        connections are named ``client_name`` (default ``lucie-server:<prefix>``,
+        shown by ``CLIENT LIST``).
+
+        :raises ValueError: a malformed ``retention``.
+        """
+        parts = urlsplit(url)
+        options = dict(parse_qsl(parts.query))
+        if prefix is None:
+            prefix = options.pop("prefix", None) or os.environ.get("LUCIE_REDIS_PREFIX") \
+                or "lucie:"
+        else:
+            options.pop("prefix", None)
+        raw_retention = options.pop("retention", None)
+        if event_retention is None:
+            try:
+                event_retention = int(raw_retention) if raw_retention else 1000
+            except ValueError:
+                raise ValueError("redis://…?retention= takes a number of events") from None
+        bare = urlunsplit(parts._replace(query=urlencode(options)))
+        common: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 2.0,
+                                  "health_check_interval": 10,
+                                  "client_name": client_name or f"lucie-server:{prefix}"}
+        client = aioredis.Redis.from_url(
+            bare, max_connections=256,
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError], **common)
+        pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0), **common)
+        return cls(client, pubsub, prefix=prefix, event_retention=event_retention)
+
+    # -- keys ----------------------------------------------------------------
+
+    def _hash(self, room_id: str) -> str:
+        return f"{self.prefix}{{room:{room_id}}}"
+
+    def _keys(self, room_id: str) -> tuple[str, str, str]:
+        """Hash, answers, events."""
+        h = self._hash(room_id)
+        return h, h + ":a", h + ":e"
+
+    def _channel(self, room_id: str) -> str:
+        return self._hash(room_id) + ":ch"
+
+    def _code_key(self, code: str) -> str:
+        return f"{self.prefix}{{code:{code}}}"
+
+    @property
+    def _index(self) -> str:
+        return f"{self.prefix}rooms"
+
+    # -- clock ---------------------------------------------------------------
+
+    async def now_ms(self) -> int:
+        mono = time.monotonic() * 1000
+        if self._offset_ms is None or mono - self._synced > self._clock_sync_s * 1000:
+            try:
+                await self._sync_clock()
+            except StoreUnavailable:
+                if self._offset_ms is None:
+                    raise
+            mono = time.monotonic() * 1000
+        assert self._offset_ms is not None
+        now = max(int(mono + self._offset_ms), self._last_ms)
+        self._last_ms = now
+        return now
+
+    async def _sync_clock(self) -> None:
+        before = time.monotonic() * 1000
+        with _unavailable():
+            sec, usec = await self._redis.time()
+        after = time.monotonic() * 1000
+        self._offset_ms = sec * 1000 + usec / 1000 - (before + after) / 2
+        self._synced = after
+
+    # -- rooms ---------------------------------------------------------------
+
+    async def claim_code(self, code: str, room_id: str) -> bool:
+        with _unavailable():
+            won = await self._claim(keys=[self._code_key(code)], args=[room_id, _CODE_TTL_MS])
+            if won:
+                await self._redis.hset(self._hash(room_id), "code", code)
+        return bool(won)
+
+    async def find_room_by_code(self, code: str) -> str | None:
+        with _unavailable():
+            raw = await self._redis.get(self._code_key(code))
+        return None if raw is None else raw.decode()
+
+    async def get_room(self, room_id: str) -> Versioned | None:
+        with _unavailable():
+            raw = await self._redis.hget(self._hash(room_id), "room")
+        if raw is None:
+            return None
+        rev, data = _split(raw)
+        return Versioned(decode_record(data), rev)
+
+    @staticmethod
+    def _encode_events(events: Sequence[Event]) -> list[bytes]:
+        return [encode_record({k: v for k, v in e.items() if k != "seq"}) for e in events]
+
+    @staticmethod
+    def _stored(events: Sequence[Event], first: int) -> list[Event]:
+        return [{"seq": first + i, **{k: v for k, v in e.items() if k != "seq"}}
+                for i, e in enumerate(events)]
+
+    async def save_room(
+        self, room_id: str, data: Record, expected_rev: int, events: Sequence[Event] = ()
+    ) -> tuple[int, list[Event]]:
+        h, _, e = self._keys(room_id)
+        args = [expected_rev, encode_record(data), self.event_retention,
+                self._channel(room_id), *self._encode_events(events)]
+        with _unavailable():
+            rev, first = await self._save_room(keys=[h, e], args=args)
+        if rev < 0:
+            raise VersionConflict(f"room {room_id}: rev {first}, expected {expected_rev}")
+        if expected_rev == 0:
+            with _unavailable():
+                await self._redis.zadd(self._index, {room_id: "+inf"}, nx=True)
+        return rev, self._stored(events, first)
+
+    async def room_ids(self) -> list[str]:
+        now = await self.now_ms()
+        with _unavailable():
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.zremrangebyscore(self._index, "-inf", now)
+            pipe.zrange(self._index, 0, -1)
+            _, ids = await pipe.execute()
+        return [i.decode() for i in ids]
+
+    async def expire_room(self, room_id: str, after_ms: int) -> None:
+        with _unavailable():
+            code = await self._expire(keys=list(self._keys(room_id)), args=[after_ms])
+            if code is None:
+                return
+            deadline = await self.now_ms() + after_ms
+            pipe = self._redis.pipeline(transaction=False)
+            if after_ms <= 0:
+                pipe.zrem(self._index, room_id)
+            else:
+                pipe.zadd(self._index, {room_id: deadline}, xx=True)
+            if code:
+                await self._expire_code(keys=[self._code_key(code.decode())],
+                                        args=[room_id, after_ms], client=pipe)
+            await pipe.execute()
+
+    # -- racers --------------------------------------------------------------
+
+    async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
+        with _unavailable():
+            raw = await self._redis.hget(self._hash(room_id), "r:" + racer_id)
+        if raw is None:
+            return None
+        rev, data = _split(raw)
+        return Versioned(decode_record(data), rev)
+
+    async def get_racers(self, room_id: str) -> dict[str, Versioned]:
+        with _unavailable():
+            fields = await self._redis.hgetall(self._hash(room_id))
+        out: dict[str, Versioned] = {}
+        for name, raw in fields.items():
+            if name.startswith(b"r:"):
+                rev, data = _split(raw)
+                out[name[2:].decode()] = Versioned(decode_record(data), rev)
+        return out
+
+    async def save_racer(
+        self,
+        room_id: str,
+        racer_id: str,
+        data: Record,
+        expected_rev: int,
+        *,
+        answer: tuple[str, Record] | None = None,
+        events: Sequence[Event] = (),
+    ) -> tuple[int, list[Event]]:
+        h, a, e = self._keys(room_id)
+        field, body = ("", b"") if answer is None else (
+            f"{racer_id}\n{answer[0]}", encode_record(answer[1]))
+        args = ["r:" + racer_id, expected_rev, encode_record(data), field, body,
+                self.event_retention, self._channel(room_id), *self._encode_events(events)]
+        with _unavailable():
+            rev, first = await self._save_racer(keys=[h, a, e], args=args)
+        if rev == -1:
+            raise VersionConflict(f"racer {racer_id}: rev {first}, expected {expected_rev}")
+        if rev == -2:
+            raise VersionConflict(f"racer {racer_id}: client move id {field!r} answered")
+        return rev, self._stored(events, first)
+
+    async def get_answer(self, room_id: str, racer_id: str, client_move_id: str) -> Record | None:
+        with _unavailable():
+            raw = await self._redis.hget(self._keys(room_id)[1], f"{racer_id}\n{client_move_id}")
+        return None if raw is None else decode_record(raw)
+
+    # -- events --------------------------------------------------------------
+
+    async def append_events(self, room_id: str, events: Sequence[Event]) -> list[Event]:
+        if not events:
+            return []
+        h, _, e = self._keys(room_id)
+        with _unavailable():
+            _, first = await self._append(
+                keys=[h, e], args=[self.event_retention, self._channel(room_id),
+                                   *self._encode_events(events)])
+        return self._stored(events, first)
+
+    async def last_seq(self, room_id: str) -> int:
+        with _unavailable():
+            raw = await self._redis.hget(self._hash(room_id), "seq")
+        return int(raw or 0)
+
+    async def _read_since(self, room_id: str, since: int) -> tuple[bool, list[Event]]:
+        """Whether the room exists, and its retained events after ``since``.
+
+        :raises EventsTooOld:
+        """
+        h, _, e = self._keys(room_id)
+        with _unavailable():
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.hget(h, "seq")
+            pipe.xrange(e, f"{since + 1}-0", "+")
+            last_raw, entries = await pipe.execute()
+        if last_raw is None:
+            return False, []
+        last = int(last_raw)
+        if since >= last:
+            return True, []
+        events = [decode_record(fields[b"e"]) for _, fields in entries]
+        if not events or events[0]["seq"] > since + 1:
+            oldest = events[0]["seq"] if events else last + 1
+            raise EventsTooOld(f"events after {since} are gone (oldest kept: {oldest})")
+        return True, events
+
+    async def events_since(self, room_id: str, since: int) -> list[Event]:
+        return (await self._read_since(room_id, since))[1]
+
+    async def subscribe(self, room_id: str, since: int) -> AsyncIterator[Event]:
+        channel = self._channel(room_id)
+        sub = await self.follower.join(channel)
+        pos = since
+        try:
+            while not self.follower.is_closed():
+                if sub.resync:
+                    sub.resync = False
+                    alive, events = await self._read_since(room_id, pos)
+                    if not alive and await self._gone(room_id):
+                        return
+                    for event in events:
+                        pos = event["seq"]
+                        yield event
+                while sub.queue and not sub.resync:
+                    for line in sub.queue.popleft().split(b"\n"):
+                        event = decode_record(line)
+                        if event["seq"] <= pos:
+                            continue
+                        if event["seq"] > pos + 1:
+                            sub.resync = True  # a gap: read it from the stream
+                            break
+                        pos = event["seq"]
+                        yield event
+                await sub.wait()
+        finally:
+            self.follower.leave(channel, sub)
+
+    async def _gone(self, room_id: str) -> bool:
+        with _unavailable():
+            return not await self._redis.exists(self._hash(room_id))
+
+    async def _alive_channels(self, channels: list[str]) -> set[str]:
+        with _unavailable():
+            pipe = self._redis.pipeline(transaction=False)
+            for channel in channels:
+                pipe.exists(channel.removesuffix(":ch"))
+            found = await pipe.execute()
+        return {c for c, n in zip(channels, found, strict=True) if n}
+
+    # -- life cycle ----------------------------------------------------------
+
+    async def ping(self) -> None:
+        with _unavailable():
+            await self._redis.ping()
+
+    async def close(self) -> None:
+        await self.follower.close()
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()

@@ -1,0 +1,251 @@
+"""Per-process fan-out for the Redis store: one pub/sub connection follows the
+rooms this process's clients watch.
+
+Every write script publishes the events it appends on the room's channel
+(:mod:`server.store.redis_scripts`). A :class:`Follower` keeps one pub/sub
+connection per process, subscribed to the channels of the rooms that have
+local subscribers, and pushes each message to those subscribers' buffers
+(:class:`Subscription`). Pub/sub alone loses messages during a gap, so the
+buffers are only the fast path: each subscriber re-reads the room's stream
+from its last sequence number whenever it is told to **resync** — when its
+channel subscription is (re)confirmed, when it sees a gap in the sequence
+numbers, when its buffer overflows, or when the room may have vanished.
+
+Faults: any error on the pub/sub connection (``CLIENT KILL``, Redis
+restart, a silent peer caught by the ping watchdog) drops it; the follower
+reconnects with capped backoff, resubscribes every channel and so resyncs
+every subscriber. Joining while Redis is away fails within ``join_timeout_s``
+with :class:`~server.store.base.StoreUnavailable`, never hangs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .base import StoreUnavailable
+
+__all__ = ["Follower", "Subscription"]
+
+log = logging.getLogger("server.store.redis")
+
+AliveCheck = Callable[[list[str]], Awaitable[set[str]]]
+"""Given channels, the subset whose rooms still exist."""
+
+
+class Subscription:
+    """One subscriber's view of a room channel: a bounded buffer of published
+    payloads and a ``resync`` flag meaning "re-read the stream from your
+    position"."""
+
+    __slots__ = ("_limit", "queue", "resync", "wake")
+
+    def __init__(self, limit: int) -> None:
+        self.queue: deque[bytes] = deque()
+        self.wake = asyncio.Event()
+        self.resync = True
+        self._limit = limit
+
+    def push(self, payload: bytes) -> None:
+        """Buffer one published payload; on overflow drop the buffer and resync."""
+        if len(self.queue) >= self._limit:
+            self.queue.clear()
+            self.resync = True
+        else:
+            self.queue.append(payload)
+        self.wake.set()
+
+    def poke(self) -> None:
+        """Ask the subscriber to re-read the stream."""
+        self.resync = True
+        self.wake.set()
+
+    async def wait(self) -> None:
+        """Return when something was pushed or poked since the last look."""
+        if self.queue or self.resync:
+            return
+        self.wake.clear()
+        await self.wake.wait()
+
+
+class Follower:
+    """The pub/sub follower of one process (module docstring).
+
+    ``client`` is a Redis client used only for pub/sub (it should not retry
+    on its own: the follower reconnects and resyncs). ``alive`` reports which
+    followed rooms still exist; it is called every ``check_s`` seconds so
+    that subscribers of vanished rooms end.
+    """
+
+    def __init__(self, client: aioredis.Redis, alive: AliveCheck, *, buffer: int = 1000,
+                 join_timeout_s: float = 3.0, ping_s: float = 5.0, check_s: float = 2.0) -> None:
+        self._client = client
+        self._alive = alive
+        self._buffer = buffer
+        self._join_timeout = join_timeout_s
+        self._ping_s = ping_s
+        self._check_s = check_s
+        self._subs: dict[str, set[Subscription]] = {}
+        self._confirmed: dict[str, asyncio.Event] = {}
+        self._sent: set[str] = set()
+        self._ps: aioredis.client.PubSub | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+        self.reconnects = 0
+        """How many times the pub/sub connection was re-established."""
+
+    @property
+    def channels(self) -> int:
+        """Channels followed now."""
+        return len(self._subs)
+
+    async def join(self, channel: str) -> Subscription:
+        """A new subscription to ``channel``, returned once Redis confirmed the
+        channel subscription (so nothing published afterwards is missed).
+
+        :raises StoreUnavailable: not confirmed within ``join_timeout_s``.
+        """
+        if self._closed:
+            raise StoreUnavailable("the Redis store is closed")
+        sub = Subscription(self._buffer)
+        self._subs.setdefault(channel, set()).add(sub)
+        confirmed = self._confirmed.setdefault(channel, asyncio.Event())
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="redis-follower")
+        elif self._ps is not None and channel not in self._sent:
+            self._sent.add(channel)
+            with contextlib.suppress(RedisError, OSError):
+                await self._ps.subscribe(channel)
+        try:
+            async with asyncio.timeout(self._join_timeout):
+                await confirmed.wait()
+        except TimeoutError:
+            self.leave(channel, sub)
+            raise StoreUnavailable(
+                "redis: room feed subscription not confirmed; retry in about a second") from None
+        return sub
+
+    def leave(self, channel: str, sub: Subscription) -> None:
+        """Drop ``sub``; the channel is unsubscribed when its last subscriber leaves."""
+        subs = self._subs.get(channel)
+        if subs is None:
+            return
+        subs.discard(sub)
+        if not subs:
+            del self._subs[channel]
+            self._confirmed.pop(channel, None)
+
+    def is_closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    async def close(self) -> None:
+        """Stop following; every subscriber is woken (and should end)."""
+        self._closed = True
+        for subs in self._subs.values():
+            for sub in subs:
+                sub.poke()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self._drop()
+        with contextlib.suppress(Exception):
+            await self._client.aclose()
+
+    # -- the reader ----------------------------------------------------------------
+
+    async def _drop(self) -> None:
+        ps, self._ps = self._ps, None
+        self._sent.clear()
+        for event in self._confirmed.values():
+            event.clear()
+        if ps is not None:
+            with contextlib.suppress(Exception):
+                await ps.aclose()
+
+    async def _run(self) -> None:
+        backoff = 0.05
+        while not self._closed:
+            try:
+                await self._follow()
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError, StoreUnavailable) as exc:
+                log.warning("redis follower: %s; reconnecting", type(exc).__name__)
+            await self._drop()
+            if self._closed:
+                return
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 1.0)
+            self.reconnects += 1
+
+    async def _sync_channels(self, ps: aioredis.client.PubSub) -> None:
+        wanted = set(self._subs)
+        new = wanted - self._sent
+        if new:
+            self._sent |= new
+            await ps.subscribe(*sorted(new))
+        old = self._sent - wanted
+        if old:
+            self._sent -= old
+            await ps.unsubscribe(*sorted(old))
+
+    async def _follow(self) -> None:
+        ps = self._ps = self._client.pubsub()
+        await ps.ping()  # connects; an error here means Redis is away
+        heard = checked = time.monotonic()
+        pinged = False
+        while not self._closed:
+            await self._sync_channels(ps)
+            msg = await ps.get_message(timeout=0.25)
+            now = time.monotonic()
+            if msg is not None:
+                heard, pinged = now, False
+                self._dispatch(msg)
+            elif now - heard > self._ping_s:
+                if pinged and now - heard > 2 * self._ping_s:
+                    raise StoreUnavailable("redis follower: no answer to ping")
+                if not pinged:
+                    pinged = True
+                    await ps.ping()
+            if now - checked > self._check_s and self._subs:
+                checked = now
+                await self._check_alive()
+
+    def _dispatch(self, msg: dict[str, object]) -> None:
+        kind = msg.get("type")
+        channel = msg.get("channel")
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        if not isinstance(channel, str):
+            return  # pong
+        subs = self._subs.get(channel, ())
+        if kind == "message":
+            data = msg.get("data")
+            if isinstance(data, bytes):
+                for sub in subs:
+                    sub.push(data)
+        elif kind == "subscribe":
+            event = self._confirmed.get(channel)
+            if event is not None:
+                event.set()
+            for sub in subs:
+                sub.poke()
+
+    async def _check_alive(self) -> None:
+        channels = list(self._subs)
+        try:
+            alive = await self._alive(channels)
+        except StoreUnavailable:
+            return
+        for channel in channels:
+            if channel not in alive:
+                for sub in self._subs.get(channel, ()):
+                    sub.poke()

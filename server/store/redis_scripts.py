@@ -1,0 +1,129 @@
+"""The Lua scripts of the Redis store: one round trip per compare-and-set write.
+
+Key layout of room ``R`` under the key prefix ``P`` (every key of the room
+carries the hash tag ``{room:R}``, so one room lives on one Cluster slot and
+each script touches one slot only):
+
+- ``P{room:R}`` — hash: ``room`` → ``"<rev>\\n<record JSON>"``, ``r:<racer>``
+  → ``"<rev>\\n<record JSON>"``, ``seq`` → the last event sequence number,
+  ``code`` → the room's short code;
+- ``P{room:R}:a`` — hash: ``<racer>\\n<client move id>`` → answer JSON;
+- ``P{room:R}:e`` — stream of events, entry id ``<seq>-0``, field ``e`` →
+  event JSON (with ``seq``), trimmed to exactly ``retention`` entries;
+- channel ``P{room:R}:ch`` — each write publishes its events there,
+  newline-separated, for the processes that follow the room.
+
+Outside the room's slot: ``P{code:C}`` → room id (short codes) and
+``P rooms`` — sorted set of live room ids scored by their expiry (Unix ms).
+
+Each script returns ``{rev, first_seq}`` on success; ``{-1, rev}`` when the
+stored rev is not the expected one; ``{-2, rev}`` when the client move id
+already has an answer. A write that refuses changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["APPEND", "CLAIM_CODE", "EXPIRE_CODE", "EXPIRE_ROOM", "SAVE_RACER", "SAVE_ROOM"]
+
+_LIB: Final = r"""
+local function rev_of(v)
+  if not v then return 0 end
+  local nl = string.find(v, '\n', 1, true)
+  return tonumber(string.sub(v, 1, nl - 1))
+end
+-- append ARGV[from..] as events of the room; returns the first seq (0: none)
+local function append(hkey, ekey, retention, channel, from)
+  local n = #ARGV - from + 1
+  if n <= 0 then return 0 end
+  local last = redis.call('HINCRBY', hkey, 'seq', n)
+  local first = last - n + 1
+  local out = {}
+  for i = 0, n - 1 do
+    local ev = ARGV[from + i]
+    local seq = first + i
+    local body
+    if ev == '{}' then
+      body = '{"seq":' .. seq .. '}'
+    else
+      body = '{"seq":' .. seq .. ',' .. string.sub(ev, 2)
+    end
+    redis.call('XADD', ekey, 'MAXLEN', retention, seq .. '-0', 'e', body)
+    out[#out + 1] = body
+  end
+  redis.call('PUBLISH', channel, table.concat(out, '\n'))
+  return first
+end
+-- keys created after expire_room get the room's deadline too
+local function keep_ttl(hkey, k1, k2)
+  local ttl = redis.call('PTTL', hkey)
+  if ttl > 0 then
+    redis.call('PEXPIRE', k1, ttl)
+    if k2 then redis.call('PEXPIRE', k2, ttl) end
+  end
+end
+"""
+
+SAVE_ROOM: Final = _LIB + r"""
+-- KEYS: hash, events; ARGV: expected_rev, record, retention, channel, events...
+local cur = rev_of(redis.call('HGET', KEYS[1], 'room'))
+if cur ~= tonumber(ARGV[1]) then return {-1, cur} end
+local rev = cur + 1
+redis.call('HSET', KEYS[1], 'room', rev .. '\n' .. ARGV[2])
+local first = append(KEYS[1], KEYS[2], ARGV[3], ARGV[4], 5)
+if first > 0 then keep_ttl(KEYS[1], KEYS[2]) end
+return {rev, first}
+"""
+
+SAVE_RACER: Final = _LIB + r"""
+-- KEYS: hash, answers, events
+-- ARGV: racer field, expected_rev, record, answer field or '', answer, retention,
+--       channel, events...
+local cur = rev_of(redis.call('HGET', KEYS[1], ARGV[1]))
+if cur ~= tonumber(ARGV[2]) then return {-1, cur} end
+if ARGV[4] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[4]) == 1 then return {-2, cur} end
+local rev = cur + 1
+redis.call('HSET', KEYS[1], ARGV[1], rev .. '\n' .. ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[4], ARGV[5]) end
+local first = append(KEYS[1], KEYS[3], ARGV[6], ARGV[7], 8)
+if ARGV[4] ~= '' then
+  keep_ttl(KEYS[1], KEYS[2], first > 0 and KEYS[3] or nil)
+elseif first > 0 then
+  keep_ttl(KEYS[1], KEYS[3])
+end
+return {rev, first}
+"""
+
+APPEND: Final = _LIB + r"""
+-- KEYS: hash, events; ARGV: retention, channel, events...
+local first = append(KEYS[1], KEYS[2], ARGV[1], ARGV[2], 3)
+if first > 0 then keep_ttl(KEYS[1], KEYS[2]) end
+return {0, first}
+"""
+
+EXPIRE_ROOM: Final = r"""
+-- KEYS: hash, answers, events; ARGV: after_ms. Returns the room's code or false.
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local code = redis.call('HGET', KEYS[1], 'code')
+local ms = tonumber(ARGV[1])
+for _, k in ipairs(KEYS) do
+  if ms <= 0 then redis.call('DEL', k) else redis.call('PEXPIRE', k, ms) end
+end
+return code
+"""
+
+CLAIM_CODE: Final = r"""
+-- KEYS: code key; ARGV: room id, ttl ms. 1: claimed (or already ours), 0: taken.
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+return 1
+"""
+
+EXPIRE_CODE: Final = r"""
+-- KEYS: code key; ARGV: room id, after_ms. Only while the code is still the room's.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if tonumber(ARGV[2]) <= 0 then return redis.call('DEL', KEYS[1]) end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+"""

@@ -1,0 +1,161 @@
+"""The Redis store keeps the store contract, against the real Redis; plus its
+own faults (unreachable Redis, killed connections) and key layout."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from server.store import open_store
+from server.store.base import StoreUnavailable
+from server.store.redis import RedisStore
+
+from .contract import RETENTION, StoreContract
+
+URL = "redis://127.0.0.1:6379/0"
+pytestmark = pytest.mark.redis
+
+
+async def _drop_prefix(prefix: str) -> None:
+    client = aioredis.Redis.from_url(URL)
+    try:
+        keys = [k async for k in client.scan_iter(match=f"{prefix}*", count=1000)]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+async def prefix() -> AsyncIterator[str]:
+    value = f"test:{secrets.token_hex(6)}:"
+    yield value
+    await _drop_prefix(value)
+
+
+class TestRedisStore(StoreContract):
+    @pytest.fixture
+    async def store(self, prefix: str) -> AsyncIterator[RedisStore]:
+        store = RedisStore.from_url(f"{URL}?prefix={prefix}&retention={RETENTION}")
+        assert store.event_retention == RETENTION and store.prefix == prefix
+        yield store
+        await store.close()
+
+
+def test_open_store_by_url() -> None:
+    store = open_store("redis://127.0.0.1:6379/0?prefix=x:&retention=7")
+    assert isinstance(store, RedisStore)
+    assert store.prefix == "x:" and store.event_retention == 7
+    with pytest.raises(ValueError, match="retention"):
+        open_store("redis://127.0.0.1:6379/0?retention=lots")
+
+
+async def test_keys_share_the_room_hash_tag_and_expire(prefix: str) -> None:
+    store = RedisStore.from_url(URL, prefix=prefix)
+    client = aioredis.Redis.from_url(URL)
+    try:
+        await store.save_room("r1", {"code": "ABCD"}, 0, [{"type": "created"}])
+        await store.claim_code("ABCD", "r1")
+        await store.expire_room("r1", 60_000)
+        # written after expire_room: keeps the deadline
+        await store.save_racer("r1", "x", {}, 0, answer=("m", {}), events=[{"type": "p"}])
+        keys = sorted([k.decode() async for k in client.scan_iter(match=f"{prefix}*")])
+        room_keys = [k for k in keys if "{room:r1}" in k]
+        assert room_keys == [f"{prefix}{{room:r1}}", f"{prefix}{{room:r1}}:a",
+                             f"{prefix}{{room:r1}}:e"]
+        assert set(keys) - set(room_keys) == {f"{prefix}{{code:ABCD}}", f"{prefix}rooms"}
+        for key in [*room_keys, f"{prefix}{{code:ABCD}}"]:
+            assert 0 < await client.pttl(key) <= 60_000, key
+        assert await client.type(f"{prefix}{{room:r1}}:e") == b"stream"
+        assert await client.xrange(f"{prefix}{{room:r1}}:e") == [
+            (b"1-0", {b"e": b'{"seq":1,"type":"created"}'}),
+            (b"2-0", {b"e": b'{"seq":2,"type":"p"}'})]
+        await store.expire_room("r1", 0)
+        assert await store.room_ids() == []
+        assert [k async for k in client.scan_iter(match=f"{prefix}*")] == []
+    finally:
+        await store.close()
+        await client.aclose()
+
+
+async def test_processes_share_one_clock(prefix: str) -> None:
+    a = RedisStore.from_url(URL, prefix=prefix)
+    b = RedisStore.from_url(URL, prefix=prefix)
+    try:
+        ta, tb = await a.now_ms(), await b.now_ms()
+        assert abs(ta - tb) < 50
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_subscribe_sees_other_processes_and_ends_when_room_vanishes(prefix: str) -> None:
+    a = RedisStore.from_url(URL, prefix=prefix)
+    b = RedisStore.from_url(URL, prefix=prefix)
+    a.follower._check_s = 0.1
+    try:
+        await a.save_room("v", {}, 0, [{"type": "created"}])
+        seen = []
+        async with asyncio.timeout(5), contextlib.aclosing(a.subscribe("v", 0)) as it:
+            async for event in it:
+                seen.append(event["type"])
+                if event["type"] == "created":
+                    await b.append_events("v", [{"type": "x"}])
+                elif event["type"] == "x":
+                    await b.expire_room("v", 0)
+        assert seen == ["created", "x"]
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_unreachable_redis_is_store_unavailable_fast() -> None:
+    store = RedisStore.from_url("redis://127.0.0.1:1/0")
+    try:
+        async with asyncio.timeout(10):
+            for call in (store.ping(), store.get_room("x"), store.now_ms(),
+                         store.save_room("x", {}, 0)):
+                with pytest.raises(StoreUnavailable, match="retry"):
+                    await call
+            with pytest.raises(StoreUnavailable):
+                async with contextlib.aclosing(store.subscribe("x", 0)) as it:
+                    await it.__anext__()
+    finally:
+        await store.close()
+
+
+async def test_killed_connections_recover_and_subscriptions_resume(prefix: str) -> None:
+    store = RedisStore.from_url(URL, prefix=prefix)
+    writer = RedisStore.from_url(URL, prefix=prefix, client_name="test-writer")
+    admin = aioredis.Redis.from_url(URL)
+    try:
+        await store.save_room("k", {}, 0, [{"type": "e", "i": 0}])
+        seen: list[int] = []
+        async with asyncio.timeout(15), contextlib.aclosing(store.subscribe("k", 0)) as it:
+            async for event in it:
+                seen.append(event["i"])
+                if event["i"] == 0:
+                    killed = 0
+                    for c in await admin.client_list():
+                        if c.get("name") == f"lucie-server:{prefix}":
+                            await admin.client_kill_filter(_id=c["id"])
+                            killed += 1
+                    assert killed >= 2  # the command and the pub/sub connection
+                    # published while the follower is away: recovered from the stream
+                    await writer.append_events("k", [{"type": "e", "i": 1}])
+                if event["i"] == 1:
+                    await store.append_events("k", [{"type": "e", "i": 2}])
+                if event["i"] == 2:
+                    break
+        assert seen == [0, 1, 2]
+        assert store.follower.reconnects >= 1
+        assert (await store.get_room("k")) is not None
+    finally:
+        await store.close()
+        await writer.close()
+        await admin.aclose()
