@@ -95,9 +95,10 @@ class LeaderboardStore(ABC):
         """Release connections."""
 
 
-def open_leaderboard_store(url: str | None, *, prefix: str = "lucie:") -> LeaderboardStore:
+def open_leaderboard_store(url: str | None, *, prefix: str | None = None) -> LeaderboardStore:
     """The leaderboard store for ``url``: ``None``/``""``/``memory://`` → memory,
-    ``redis://…`` / ``rediss://…`` / ``unix://…`` → Redis (keys start with ``prefix``).
+    ``redis://…`` / ``rediss://…`` / ``unix://…`` → Redis (keys start with ``prefix``;
+    default: the room store's, see :func:`server.store.redis.split_url`).
 
     :raises ValueError: unknown scheme.
     """
@@ -107,7 +108,11 @@ def open_leaderboard_store(url: str | None, *, prefix: str = "lucie:") -> Leader
 
         return MemoryLeaderboardStore()
     if scheme in ("redis", "rediss", "unix"):
+        from .redis import split_url
+
+        bare, url_prefix, _ = split_url(url)
         module = importlib.import_module("server.store.leaderboard_redis")
-        store: LeaderboardStore = module.RedisLeaderboardStore.from_url(url, prefix=prefix)
+        store: LeaderboardStore = module.RedisLeaderboardStore.from_url(
+            bare, prefix=url_prefix if prefix is None else prefix)
         return store
     raise ValueError(f"unknown leaderboard URL scheme {scheme!r}; use memory:// or redis://")

@@ -54,7 +54,7 @@ from .base import (
 )
 from .redis_fanout import Follower
 
-__all__ = ["RedisStore"]
+__all__ = ["RedisStore", "split_url"]
 
 _CODE_TTL_MS = 24 * 3_600_000
 """A claimed short code vanishes after this unless its room's expiry is set."""
@@ -73,6 +73,23 @@ def _unavailable() -> Iterator[None]:
 def _split(raw: bytes) -> tuple[int, bytes]:
     rev, _, data = raw.partition(b"\n")
     return int(rev), data
+
+
+def split_url(url: str) -> tuple[str, str, int]:
+    """``(redis-py URL, key prefix, event retention)`` of a store URL: the
+    ``prefix`` and ``retention`` query options taken out (module docstring).
+
+    :raises ValueError: a malformed ``retention``.
+    """
+    parts = urlsplit(url)
+    options = dict(parse_qsl(parts.query))
+    prefix = options.pop("prefix", None) or os.environ.get("LUCIE_REDIS_PREFIX") or "lucie:"
+    raw = options.pop("retention", None)
+    try:
+        retention = int(raw) if raw else 1000
+    except ValueError:
+        raise ValueError("redis://…?retention= takes a number of events") from None
+    return urlunsplit(parts._replace(query=urlencode(options))), prefix, retention
 
 
 class RedisStore(Store):
@@ -111,20 +128,9 @@ class RedisStore(Store):
 
         :raises ValueError: a malformed ``retention``.
         """
-        parts = urlsplit(url)
-        options = dict(parse_qsl(parts.query))
-        if prefix is None:
-            prefix = options.pop("prefix", None) or os.environ.get("LUCIE_REDIS_PREFIX") \
-                or "lucie:"
-        else:
-            options.pop("prefix", None)
-        raw_retention = options.pop("retention", None)
-        if event_retention is None:
-            try:
-                event_retention = int(raw_retention) if raw_retention else 1000
-            except ValueError:
-                raise ValueError("redis://…?retention= takes a number of events") from None
-        bare = urlunsplit(parts._replace(query=urlencode(options)))
+        bare, url_prefix, url_retention = split_url(url)
+        prefix = url_prefix if prefix is None else prefix
+        event_retention = url_retention if event_retention is None else event_retention
         common: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 2.0,
                                   "health_check_interval": 10,
                                   "client_name": client_name or f"lucie-server:{prefix}"}
