@@ -15,7 +15,9 @@ processes submitting for one member at once keep the better one.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Final
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -45,9 +47,19 @@ class RedisLeaderboardStore(LeaderboardStore):
         self._submit = client.register_script(_SUBMIT)
 
     @classmethod
-    def from_url(cls, url: str, *, prefix: str = "lucie:") -> RedisLeaderboardStore:
-        """A store on a new client for ``url`` (``redis://host:port/db``)."""
-        return cls(aioredis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5),
+    def from_url(cls, url: str, *, prefix: str | None = None) -> RedisLeaderboardStore:
+        """A store on a new client for ``url``, read as the room store reads it
+        (:mod:`server.store.redis`): ``redis://host:port/db?prefix=lucie:``; the
+        prefix defaults to ``$LUCIE_REDIS_PREFIX`` or ``lucie:``; ``retention`` is
+        the room store's and ignored here."""
+        parts = urlsplit(url)
+        options = dict(parse_qsl(parts.query))
+        given = options.pop("prefix", None)
+        options.pop("retention", None)
+        if prefix is None:
+            prefix = given or os.environ.get("LUCIE_REDIS_PREFIX") or "lucie:"
+        bare = urlunsplit(parts._replace(query=urlencode(options)))
+        return cls(aioredis.Redis.from_url(bare, socket_timeout=5, socket_connect_timeout=5),
                    prefix=prefix)
 
     def _keys(self, board: str) -> list[str]:

@@ -58,3 +58,17 @@ async def test_unreachable_redis_is_store_unavailable() -> None:
             await store.top("b", 3)
     finally:
         await store.close()
+
+
+async def test_url_options_like_the_room_store() -> None:
+    prefix = f"test:{secrets.token_hex(6)}:"
+    store = RedisLeaderboardStore.from_url(f"{URL}?prefix={prefix}&retention=50")
+    client = aioredis.Redis.from_url(URL)
+    try:
+        await store.submit("all:x", "ada", 5, {})
+        assert await client.exists(f"{prefix}{{lb:all:x}}:z") == 1
+    finally:
+        await store.close()
+        keys = [k async for k in client.scan_iter(match=f"{prefix}*")]
+        await client.delete(*keys)
+        await client.aclose()
