@@ -158,3 +158,29 @@ def test_daily_leaderboard_and_commands(http: httpx.Client, url: str) -> None:
     assert "Verdict: ada ahead by more foundation cards." in out.stdout
     out = _lucie(url, "compare", duel["code"], "ada", "zed")
     assert out.returncode == 1 and "no racer 'zed'" in out.stderr
+
+
+@pytest.mark.redis
+def test_leaderboards_and_ghosts_on_a_redis_backed_server(server_factory: Any) -> None:
+    import redis
+
+    prefix = f"test:{os.urandom(6).hex()}:"
+    url = server_factory(REDIS_URL="redis://127.0.0.1:6379/0", LUCIE_REDIS_PREFIX=prefix)
+    try:
+        with httpx.Client(base_url=url + "/api/v1", timeout=10) as http:
+            _race(http, deal="daily")
+            rows = http.get("/leaderboards/belle-lucie/daily").json()["rows"]
+            assert [row["name"] for row in rows] == ["bob", "ada"]
+            r = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+            boards = [k.decode() for k in r.scan_iter(match=f"{prefix}{{lb:*:z")]
+            assert len(boards) == 2 and all(r.type(k) == b"zset" for k in boards)
+            race = _race(http)
+            ghost = http.post("/ghost-rooms", json={"room": race["code"], "racer": "ada",
+                                                     "countdown_s": 0})
+            assert ghost.status_code == 201, ghost.text
+            assert ghost.json()["ghost"]["name"] == "👻 ada"
+    finally:
+        client = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+        keys = list(client.scan_iter(match=f"{prefix}*"))
+        if keys:
+            client.delete(*keys)
