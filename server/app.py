@@ -28,6 +28,7 @@ from server.api.openapi import openapi, ws_schemas
 from server.api.ratelimit import BucketMap
 from server.api.rest import PREFIX, routes
 from server.api.ws import room_socket
+from server.limits import ensure_open_files
 from server.race.authority import RaceAuthority, RaceConfig
 from server.settings import Settings
 from server.store import open_store
@@ -132,13 +133,17 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"lucie-server: {exc}", file=sys.stderr)
         return 2
+    too_low = ensure_open_files()
+    if too_low:
+        print(f"lucie-server: warning: {too_low}", file=sys.stderr)
     import uvicorn
 
     uvicorn.run(
         create_app(settings), host=settings.host, port=settings.port,
         log_level=settings.log_level, ws_max_size=settings.max_message,
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
-        proxy_headers=False, server_header=False,
+        ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
+        server_header=False,
     )
     return 0
 

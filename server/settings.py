@@ -20,6 +20,7 @@ variable                    default   meaning
 ``LUCIE_HTTP_BURST``        4000      … and burst; above: 429 ``rate/limited``
 ``LUCIE_PING_INTERVAL``     20        seconds between WebSocket pings (dead peers)
 ``LUCIE_PING_TIMEOUT``      20        seconds to wait for a pong before closing
+``LUCIE_WS_COMPRESSION``    0         1: offer permessage-deflate (costs CPU per message)
 ``LUCIE_TICK_MS``           250       room timer sweep period, ms
 ``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
 ``LUCIE_WAITING_TTL_S``     21600     rooms that never start vanish after this
@@ -52,6 +53,7 @@ class Settings:
     http_burst: int = 4000
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
+    ws_compression: bool = False
     tick_ms: int = 250
     ended_ttl_s: int = 3600
     waiting_ttl_s: int = 21_600
@@ -72,7 +74,12 @@ class Settings:
                 continue
             kind = type(getattr(cls(), f.name))
             try:
-                values[f.name] = raw if f.name == "redis_url" else kind(raw)
+                if kind is bool:
+                    if raw.lower() not in ("0", "1", "true", "false", "yes", "no"):
+                        raise ValueError
+                    values[f.name] = raw.lower() in ("1", "true", "yes")
+                else:
+                    values[f.name] = raw if f.name == "redis_url" else kind(raw)
             except ValueError:
                 raise ValueError(f"{name}={raw!r} is not a valid {kind.__name__}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})

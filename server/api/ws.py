@@ -36,6 +36,9 @@ __all__ = ["room_socket"]
 
 log = logging.getLogger("server.api.ws")
 
+_GONE = (WebSocketDisconnect, OSError)
+"""Errors that only mean the peer went away (uvicorn's ClientDisconnected is an OSError)."""
+
 
 def _text(t: str, d: Any = None) -> str:
     msg: dict[str, Any] = {"t": t} if d is None else {"t": t, "d": d}
@@ -56,9 +59,20 @@ class _Connection:
         self.listener = Listener(self.settings.send_queue, self._slow)
         self.bucket = TokenBucket(self.settings.ws_rate, self.settings.ws_burst)
         self.last_seq = 0
+        self._sender_task: asyncio.Task[None] | None = None
+        self._kick: asyncio.Task[None] | None = None
 
     def _slow(self) -> None:
+        """The send queue overflowed: stop the sender (it may be blocked on a
+        full socket buffer) and close with 4000 in the background."""
         log.info("closing a slow socket of room %s", self.room_id)
+        if self._sender_task is not None:
+            self._sender_task.cancel()
+        self._kick = asyncio.create_task(self._force_close(4000, "too slow: send queue full"))
+
+    async def _force_close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(code, reason), 2.0)
 
     def push(self, t: str, d: Any = None) -> None:
         self.listener.push(("msg", 0, _text(t, d)))
@@ -99,7 +113,7 @@ class _Connection:
                 else:
                     self.last_seq = since
                     await self._catch_up(now)
-            sender = asyncio.create_task(self._sender())
+            sender = self._sender_task = asyncio.create_task(self._sender())
             receiver = asyncio.create_task(self._receiver())
             done, _ = await asyncio.wait({sender, receiver},
                                          return_when=asyncio.FIRST_COMPLETED)
@@ -109,9 +123,13 @@ class _Connection:
             for task in (sender, receiver):
                 task.cancel()
             await asyncio.gather(sender, receiver, return_exceptions=True)
+            if self._kick is not None:
+                await self._kick
+                return
             for task in (sender, receiver):
-                if task.done() and not task.cancelled() and task.exception() is not None:
-                    raise task.exception()  # type: ignore[misc]
+                exc = None if task.cancelled() else task.exception()
+                if exc is not None and not isinstance(exc, _GONE):
+                    raise exc
         finally:
             self.hub.detach(self.room_id, self.listener)
 

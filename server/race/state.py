@@ -6,7 +6,7 @@ Both are pydantic models stored as JSON through :mod:`server.store`
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -66,7 +66,7 @@ class RacerRecord(_Record):
 
     id: str
     status: RacerStatus = "waiting"
-    log: list[tuple[str, int]] = []
+    log: list[Any] = []  # [move text, race-clock ms] pairs; not re-validated per item
     foundation_cards: int = 0
     redeals_used: int = 0
     merci_used: bool = False

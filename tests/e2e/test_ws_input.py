@@ -140,3 +140,4 @@ async def test_moves_before_the_start_are_refused(url: str) -> None:
         assert (await recv_until(ws, "refused"))["d"]["code"] == "room/not_racing"
     await asyncio.sleep(0)
     await api.aclose()
+

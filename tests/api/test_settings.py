@@ -1,0 +1,27 @@
+"""Settings from the environment and flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.settings import Settings
+
+
+def test_defaults_without_configuration() -> None:
+    s = Settings.from_env({})
+    assert s.redis_url is None and s.port == 8000 and s.host == "127.0.0.1"
+    assert s.ws_compression is False
+
+
+def test_environment_then_overrides() -> None:
+    s = Settings.from_env({"REDIS_URL": "redis://127.0.0.1:6379/0", "LUCIE_PORT": "9001",
+                           "LUCIE_WS_RATE": "5.5", "LUCIE_WS_COMPRESSION": "yes"}, port=9002)
+    assert s.redis_url == "redis://127.0.0.1:6379/0" and s.port == 9002
+    assert s.ws_rate == 5.5 and s.ws_compression is True
+
+
+@pytest.mark.parametrize("env", [{"LUCIE_PORT": "eighty"}, {"LUCIE_PORT": "70000"},
+                                 {"LUCIE_SEND_QUEUE": "0"}, {"LUCIE_WS_COMPRESSION": "maybe"}])
+def test_bad_values_are_refused_by_name(env: dict[str, str]) -> None:
+    with pytest.raises(ValueError):
+        Settings.from_env(env)
