@@ -118,6 +118,11 @@ async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8
                 if game is None:
                     game = await client.game(room, racer, token)
                 return BotResult(racer, game.status, game.position.foundation_cards, game.moves)
+            except asyncio.CancelledError:
+                # stopped from outside (its owner quit): concede, so the race can end
+                with contextlib.suppress(ApiError, TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(client.resign(room, racer, token)), 2)
+                raise
             finally:
                 listener.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -17,6 +17,7 @@ COMMANDS: list[str] = [
     "client_cli.info_cmd",
     "client_cli.bot_cmd",
     "client_cli.deal_cmd",
+    "client_cli.solve_cmd",
     "client_cli.compare_cmd",
     "client_cli.leaderboard_cmd",
 ]

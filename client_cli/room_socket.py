@@ -270,6 +270,8 @@ class RoomConnection:
                 self._emit(ConnectionState(False, reason))
                 if not await self._reconnect():
                     break
+        except Exception as exc:  # a bug here must end the iteration, not hang it
+            self._error = ProtocolError(f"the room connection failed: {exc!r}")
         finally:
             self.connected = False
             self._fail_pending(self._error or ApiError("client/closed", "the connection ended"))
@@ -312,12 +314,11 @@ class RoomConnection:
                 self._dispatch(raw)
         except ConnectionClosed:
             pass
-        rcvd = ws.close_rcvd
-        code = rcvd.code if rcvd is not None else None
+        code = ws.close_code
         if code == CLOSE_ROOM_NOT_FOUND:
             self._error = RoomGone("room/not_found", f"room {self.room!r} is gone")
         elif code == CLOSE_POLICY and self.last_seq is None:
-            self._error = ApiError("auth/invalid_token", rcvd.reason if rcvd else "refused")
+            self._error = ApiError("auth/invalid_token", ws.close_reason or "refused")
         return f"connection lost (close code {code})" if code else "connection lost"
 
     def _dispatch(self, raw: str | bytes) -> None:

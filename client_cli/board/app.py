@@ -10,6 +10,7 @@ with a "reconnecting" note.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from dataclasses import dataclass
@@ -95,15 +96,23 @@ class RaceApp(App[int]):
         self.clock_base: tuple[int, float] | None = None  # (race_clock_ms, monotonic)
         self.standings: list[StandingView] | None = None
         self._fans_key: tuple[tuple[str, ...], ...] | None = None
+        self._fans_lock = asyncio.Lock()
+        # the board's widgets, kept so that they are found under a modal screen too
+        self.w_status = Static(id="status")
+        self.w_foundations = FoundationsView(id="foundations")
+        self.w_banner = Static(id="banner")
+        self.w_fans = Container(id="fans")
+        self.w_opponents = OpponentsPanel(id="opponents")
+        self.w_message = Static(id="message")
 
     # layout ------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(id="status")
-        yield FoundationsView(id="foundations")
-        yield Static(id="banner")
-        yield Container(id="fans")
-        yield OpponentsPanel(id="opponents")
-        yield Static(id="message")
+        yield self.w_status
+        yield self.w_foundations
+        yield self.w_banner
+        yield self.w_fans
+        yield self.w_opponents
+        yield self.w_message
         yield Input(placeholder=f"move: {HELP}", id="move")
 
     async def on_mount(self) -> None:
@@ -182,8 +191,10 @@ class RaceApp(App[int]):
             self._set_state("countdown")
         elif ev.type == "started":
             self.countdown_until = None
-            self.clock_base = (ev.race_clock_ms or 0, time.monotonic())
             self._set_state("racing")
+            with contextlib.suppress(ApiError):
+                self._set_room(await self.client.get_room(self.seat.room))
+            self.clock_base = (ev.race_clock_ms or 0, time.monotonic())
             await self._refresh_game()
             self.say("Go!", "ok")
         elif ev.type == "race_over":
@@ -230,7 +241,7 @@ class RaceApp(App[int]):
     # rendering ----------------------------------------------------------
     def say(self, text: str, kind: str = "") -> None:
         """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain)."""
-        msg = self.query_one("#message", Static)
+        msg = self.w_message
         msg.set_classes(kind)
         msg.update(text)
 
@@ -252,13 +263,13 @@ class RaceApp(App[int]):
         self._render_board()
         room = self.room
         total = room.rules.decks * 52 if room else 52
-        self.query_one(OpponentsPanel).show(rank_racers(self.racers.values()), self.seat.racer,
+        self.w_opponents.show(rank_racers(self.racers.values()), self.seat.racer,
                                             total)
 
     def _render_status(self) -> None:
         room = self.room
         if room is None:
-            self.query_one("#status", Static).update(f"{self.seat.room} · {self.connection_note}")
+            self.w_status.update(f"{self.seat.room} · {self.connection_note}")
             return
         parts = [f"room {room.code}", f"deal {room.deal_number or '?'}", room.rules.name
                  or room.rules.variant, f"{fmt_clock(self._clock_ms())} / "
@@ -276,17 +287,20 @@ class RaceApp(App[int]):
                 parts.append("merci " + ("left" if not self.game.position.merci_used else "used"))
             parts.append(f"moves {self.game.moves}")
         parts.append(self.connection_note)
-        self.query_one("#status", Static).update(" · ".join(parts))
+        self.w_status.update(" · ".join(parts))
 
     def _render_banner(self) -> None:
         room = self.room
         text = ""
         if self.fatal:
             text = self.fatal
+        elif self.connection_note.startswith("reconnecting"):
+            text = f"Connection lost: {self.connection_note} The board shows the last state."
         elif room is None:
             text = "connecting…"
         elif room.state == "waiting":
-            who = "type s and Enter to start" if self.seat.host_token else "waiting for the host"
+            who = ("type s and Enter to start" if self.seat.host_token
+                   else "waiting for the host (or type ready and Enter)")
             text = f"Room code {room.code} — others join with: lucie join {room.code} — {who}"
         elif room.state == "countdown" and self.countdown_until is not None:
             left = max(0.0, self.countdown_until - time.monotonic())
@@ -296,24 +310,40 @@ class RaceApp(App[int]):
         elif self.game is not None and self.game.status != "playing":
             text = {"won": "You won the deal!", "stuck": "Stuck: undo (u) or resign (q)."}.get(
                 self.game.status, f"Your race is over ({self.game.status}); waiting for others.")
-        self.query_one("#banner", Static).update(text)
+        self.w_banner.update(text)
 
     def _render_board(self) -> None:
         game = self.game
-        found = self.query_one(FoundationsView)
+        found = self.w_foundations
         if game is None:
             found.show([("C", 0), ("D", 0), ("H", 0), ("S", 0)])
             return
         found.show(game.position.foundations)
         found.set_class("f" in self.targets, "target")
         key = tuple(tuple(f) for f in game.position.fans)
-        fans = self.query_one("#fans", Container)
         if key != self._fans_key:
             self._fans_key = key
-            fans.remove_children()
-            fans.mount_all([FanView(i + 1, list(f)) for i, f in enumerate(game.position.fans)])
+            self.run_worker(self._sync_fans(key), group="fans", exit_on_error=False)
+        self._mark_fans()
+
+    async def _sync_fans(self, fans: tuple[tuple[str, ...], ...]) -> None:
+        """Make the fan widgets show ``fans`` (one at a time: removal before mounting)."""
+        async with self._fans_lock:
+            if fans != self._fans_key:
+                return  # a newer table is on its way
+            container = self.w_fans
+            views = list(container.query(FanView))
+            if len(views) != len(fans):
+                await container.remove_children()
+                await container.mount_all([FanView(i + 1, list(f)) for i, f in enumerate(fans)])
+            else:
+                for view, cards in zip(views, fans, strict=True):
+                    await view.show(list(cards))
+            self._mark_fans()
+
+    def _mark_fans(self) -> None:
         selected = self.selected[0] if self.selected else None
-        for view in fans.query(FanView):
+        for view in self.w_fans.query(FanView):
             view.set_class(view.fan == selected, "selected")
             view.set_class(str(view.fan) in self.targets, "target")
 
@@ -328,6 +358,10 @@ class RaceApp(App[int]):
             self._ask_quit()
         elif low in ("s", "start"):
             await self._start()
+        elif low in ("ready", "unready"):
+            await self.conn.ready(low == "ready")
+            self.say("ready: the race starts when every racer is ready" if low == "ready"
+                     else "not ready", "ok")
         else:
             try:
                 move = parse_move(text)

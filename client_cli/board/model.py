@@ -81,9 +81,9 @@ def fmt_clock(ms: int | None) -> str:
 
 
 def progress_bar(value: int, total: int, width: int = 12) -> str:
-    """A text bar like ``██████░░░░░░`` for ``value`` of ``total``."""
+    """A text bar like ``██████░░░░░░`` for ``value`` of ``total`` (rounded up)."""
     total = max(total, 1)
-    filled = round(width * min(max(value, 0), total) / total)
+    filled = -(-width * min(max(value, 0), total) // total)  # any progress shows
     return "█" * filled + "░" * (width - filled)
 
 

@@ -6,6 +6,9 @@ a click means and talks to the server.
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,7 +20,7 @@ from server.rules import parse_card
 from server.rules.cards import SUIT_GLYPHS, card_glyph
 
 from ..api import RacerView
-from .model import fmt_clock, progress_bar
+from .model import progress_bar
 
 __all__ = ["CardView", "FanClicked", "FanView", "FoundationClicked", "FoundationsView",
            "OpponentsPanel", "card_text"]
@@ -86,6 +89,13 @@ class FanView(Horizontal):
         if not self.cards:
             yield Static("  —", classes="card")
 
+    async def show(self, cards: list[str]) -> None:
+        """Show ``cards`` instead (re-composes only when they changed)."""
+        if cards != self.cards:
+            self.cards = list(cards)
+            self.set_class(not cards, "gone")
+            await self.recompose()
+
     def on_click(self, event: object) -> None:
         top = self.cards[-1] if self.cards else None
         self.post_message(FanClicked(self.fan, top, top is not None,
@@ -115,17 +125,26 @@ class FoundationsView(Static):
 class OpponentsPanel(Static):
     """Every racer: name, foundation cards as a bar, moves, status (``me`` is bold)."""
 
+    table: Table = Table()
+
     def show(self, racers: list[RacerView], me: str | None, total_cards: int) -> None:
         """Render ``racers`` in rank order."""
-        table = Table(title="Racers", expand=True, show_edge=False, pad_edge=False)
+        table = Table(title="Racers", title_justify="left", show_edge=False, pad_edge=False)
         table.add_column("#", justify="right", width=2)
-        table.add_column("name", overflow="ellipsis", no_wrap=True)
-        table.add_column("foundations", no_wrap=True)
-        table.add_column("mv", justify="right")
-        table.add_column("status", no_wrap=True)
+        table.add_column("name", overflow="ellipsis", no_wrap=True, max_width=20)
+        table.add_column("foundation cards", no_wrap=True)
+        table.add_column("moves", justify="right")
+        table.add_column("status", no_wrap=True, min_width=9)
         for i, r in enumerate(racers, 1):
             style = "bold cyan" if r.id == me else ""
-            bar = f"{progress_bar(r.foundation_cards, total_cards, 10)} {r.foundation_cards:>2}"
-            status = r.status if not r.reach_time_ms else f"{r.status} {fmt_clock(r.reach_time_ms)}"
+            bar = f"{progress_bar(r.foundation_cards, total_cards, 16)} {r.foundation_cards:>3}"
+            status = "ready" if r.status == "waiting" and r.ready else r.status.replace("_", " ")
             table.add_row(str(i), r.name, bar, str(r.moves), status, style=style)
+        self.table = table
         self.update(table)
+
+    def plain_text(self, width: int = 100) -> str:
+        """The panel as plain text (what a screen reader or a test sees)."""
+        console = Console(width=width, file=io.StringIO(), color_system=None)
+        console.print(self.table)
+        return console.file.getvalue()  # type: ignore[attr-defined]

@@ -1,0 +1,172 @@
+"""The full-screen board (Textual Pilot) against a real ``lucie-server`` process.
+
+Deal 2 opens with two foundation moves (8f, 15f) and several builds, so
+every kind of input has something legal to do from the first position.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from client_cli.api import JoinedRoom, LucieClient
+from client_cli.board.app import RaceApp, Seat
+from client_cli.board.screens import ConfirmScreen, ResultsScreen
+from client_cli.board.widgets import FanView, OpponentsPanel
+
+from .conftest import Proxy
+from .helpers import non_legal_build, play_moves, until
+
+DEAL = 2
+SIZE = (110, 40)
+
+
+def keys(text: str) -> list[str]:
+    """Pilot key names that type ``text``."""
+    return [{" ": "space", "-": "minus"}.get(ch, ch) for ch in text]
+
+
+def text_of(app: RaceApp, selector: str) -> str:
+    widget = app.query_one(selector)
+    if isinstance(widget, OpponentsPanel):
+        return widget.plain_text()
+    return str(widget.render())
+
+
+async def _room(url: str, *names: str, countdown_s: int = 1) -> tuple[str, str, list[JoinedRoom]]:
+    async with LucieClient(url) as client:
+        created = await client.create_room(deal=DEAL, countdown_s=countdown_s,
+                                           visibility="private")
+        joined = [await client.join(created.room.id, n) for n in names]
+        return created.room.id, created.host_token, joined
+
+
+async def test_join_countdown_keys_mouse_refusal_and_opponents(lucie_server: str) -> None:
+    room, host, (ann, bob) = await _room(lucie_server, "ann", "bob")
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        assert app.room is not None and app.room.code in text_of(app, "#banner")
+        assert "bob" in text_of(app, "#opponents")
+        await pilot.press("s", "enter")  # the host starts
+        await until(lambda: "Starting" in text_of(app, "#banner"), what="countdown")
+        await until(lambda: app.game is not None, timeout=10, what="the game after the start")
+        assert app.game is not None and app.game.version == 0
+
+        # a move typed on the keyboard, in the "3 7" form
+        build = next(m for m in play_moves(app.game) if "-" in m)
+        await pilot.press(*keys(build.replace("-", " ")), "enter")
+        await until(lambda: app.game is not None and app.game.version == 1, what="typed move")
+        assert "✓" in text_of(app, "#message")
+
+        # a move by mouse: click the top card, destinations light up, click one
+        game = app.game
+        assert game is not None
+        build = next(m for m in play_moves(game) if "-" in m)
+        src, dst = (int(x) for x in build.split("-"))
+        top = len(game.position.fans[src - 1]) - 1
+        await pilot.click(f"#card-{src}-{top}")
+        await pilot.pause()
+        assert app.query_one(f"#fan-{dst}", FanView).has_class("target")
+        assert app.query_one(f"#fan-{src}", FanView).has_class("selected")
+        await pilot.click(f"#fan-{dst}")
+        await until(lambda: app.game is not None and app.game.version == 2, what="mouse move")
+        assert not any(v.has_class("target") for v in app.query(FanView))
+
+        # double-click sends a top card to its foundation
+        game = app.game
+        assert game is not None
+        up = next(m for m in play_moves(game) if m.endswith("f"))
+        fan = int(up[:-1])
+        await pilot.click(f"#card-{fan}-{len(game.position.fans[fan - 1]) - 1}", times=2)
+        await until(lambda: app.game is not None and app.game.version == 3, what="double-click")
+        assert app.game is not None and app.game.position.foundation_cards == 1
+
+        # the server's refusal, shown in place; nothing applied
+        bad = non_legal_build(app.game)
+        await pilot.press(*keys(bad), "enter")
+        await until(lambda: "refused" in text_of(app, "#message"), what="refusal")
+        assert bad in text_of(app, "#message") and app.game.version == 3
+
+        # an opponent's progress moves the panel
+        bob_game = await client.game(room, bob.racer.id, bob.token)
+        up = next(m for m in play_moves(bob_game) if m.endswith("f"))
+        await client.move(room, bob.racer.id, bob.token, up, 0)
+        await until(lambda: app.racers[bob.racer.id].foundation_cards == 1, what="bob's progress")
+        assert app.racers[bob.racer.id].moves == 1
+        panel = text_of(app, "#opponents")
+        assert "bob" in panel and "█" in panel
+
+
+async def test_reconnects_after_the_socket_drops(lucie_server: str, proxy: Proxy) -> None:
+    room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
+    app = RaceApp(Seat(proxy.url, room, ann.racer.id, ann.token, host))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: app.game is not None, what="start")
+        proxy.refuse = True
+        proxy.cut()
+        await until(lambda: "reconnecting" in app.connection_note, what="reconnecting note")
+        assert "reconnecting" in text_of(app, "#status")
+        assert app.query(FanView)  # the board stays on screen meanwhile
+        bob_game = await client.game(room, bob.racer.id, bob.token)
+        await client.move(room, bob.racer.id, bob.token, play_moves(bob_game)[0], 0)
+        proxy.refuse = False
+        await until(lambda: app.connection_note == "live", timeout=10, what="reconnected")
+        await until(lambda: app.racers[bob.racer.id].moves == 1, what="missed event resumed")
+        assert app.game is not None
+        move = play_moves(app.game)[0]
+        await pilot.press(*keys(move), "enter")
+        await until(lambda: app.game is not None and app.game.version == 1, what="move after")
+
+
+async def test_results_table_at_the_end_and_quit_confirm(lucie_server: str) -> None:
+    room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: app.game is not None, what="start")
+        await pilot.press("q", "enter")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        await pilot.press("n")
+        await until(lambda: not isinstance(app.screen, ConfirmScreen), what="confirm gone")
+        assert app.is_running
+        up = next(m for m in play_moves(app.game) if m.endswith("f"))  # type: ignore[arg-type]
+        await pilot.press(*keys(up), "enter")
+        await until(lambda: app.game is not None and app.game.version == 1, what="move")
+        await client.resign(room, bob.racer.id, bob.token)
+        await client.resign(room, ann.racer.id, ann.token)
+        await until(lambda: isinstance(app.screen, ResultsScreen), what="results")
+        await until(lambda: app.screen.query(DataTable) and
+                    app.screen.query_one(DataTable).row_count == 2, what="results rows")
+        table = app.screen.query_one(DataTable)
+        first = [str(c) for c in table.get_row_at(0)]
+        assert first[:3] == ["1", "ann", "1"]
+        await pilot.press("q")
+        await until(lambda: not app.is_running, what="exit")
+    assert app.return_code == 0
+
+
+async def test_room_gone_and_watching(lucie_server: str) -> None:
+    app = RaceApp(Seat(lucie_server, "NO-SUCH-ROOM"))
+    async with app.run_test(size=SIZE):
+        await until(lambda: app.fatal is not None, what="room gone")
+        assert "room is gone" in text_of(app, "#banner").lower()
+
+    room, host, (ann,) = await _room(lucie_server, "ann", countdown_s=0)
+    watcher = RaceApp(Seat(lucie_server, room))
+    async with LucieClient(lucie_server) as client, watcher.run_test(size=SIZE) as pilot:
+        await until(lambda: watcher.room is not None, what="welcome")
+        await client.start(room, host)
+        game = await client.game(room, ann.racer.id, ann.token)
+        for _ in range(100):
+            if game.status == "playing" and game.legal_moves:
+                break
+            game = await client.game(room, ann.racer.id, ann.token)
+        await client.move(room, ann.racer.id, ann.token, play_moves(game)[0], game.version)
+        await until(lambda: watcher.racers[ann.racer.id].moves == 1, what="progress seen")
+        assert "watching ann" in text_of(watcher, "#status")
+        await pilot.press(*keys("8f"), "enter")
+        await until(lambda: "spectators cannot move" in text_of(watcher, "#message")
+                    or "not started" in text_of(watcher, "#message"), what="spectator refusal")
