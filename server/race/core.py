@@ -9,6 +9,7 @@ ending a race exactly once, and the token checks.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ from .views import (
 )
 
 __all__ = ["AuthorityCore", "RaceConfig", "RoomOptions", "rules_view"]
+
+log = logging.getLogger("server.race")
 
 _RETRIES = 16
 _GAME_CACHE = 20_000
@@ -257,7 +260,10 @@ class AuthorityCore:
                 continue
             await self.store.expire_room(room_id, self.config.ended_ttl_ms)
             for hook in self.race_over_hooks:
-                await hook(over, views)
+                try:
+                    await hook(over, views)
+                except Exception as exc:  # a feed must never undo or block the race end
+                    log.error("race-over hook failed: %s", type(exc).__name__, exc_info=exc)
             return
 
     async def _time_out(self, room: RoomRecord, racer_id: str, now: int) -> RacerRecord:

@@ -1,0 +1,36 @@
+"""docs/protocol.md names every route, error code, message and event the server has."""
+
+from __future__ import annotations
+
+import typing
+from pathlib import Path
+
+from server.api.models import ClientMessage, Event, ServerMessage
+from server.api.rest import ENDPOINTS
+from server.race import errors
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+
+
+def test_every_route_is_documented() -> None:
+    for ep in ENDPOINTS:
+        assert f"`{ep.method} {ep.path}`" in DOC, ep.path
+
+
+def test_every_error_code_is_documented() -> None:
+    codes = {cls.code for cls in vars(errors).values()
+             if isinstance(cls, type) and issubclass(cls, errors.RaceError)}
+    codes -= {"race/error"}
+    assert codes and all(f"`{code}`" in DOC for code in codes), codes
+
+
+def _tags(union: object) -> set[str]:
+    members = typing.get_args(typing.get_args(union)[0])
+    return {typing.get_args(m.model_fields["t"].annotation)[0] for m in members}
+
+
+def test_every_socket_message_and_event_is_documented() -> None:
+    for tag in _tags(ClientMessage) | _tags(ServerMessage):
+        assert f'"t":"{tag}"' in DOC or f"`{tag} " in DOC or f"`{tag}`" in DOC, tag
+    for event in typing.get_args(Event.model_fields["type"].annotation):
+        assert f"| `{event}` |" in DOC, event
