@@ -1,84 +1,28 @@
 """Fixtures for the client tests: a real ``lucie-server`` process, a cuttable TCP proxy.
 
-``lucie_server`` starts the server once per session on a free port (memory
-store) and yields its URL; the tests skip with a reason when the server
-package is not there. ``proxy`` sits between the client and that server
-and can cut every connection at once, as a network failure or a server
-dropping its sockets would.
+``lucie_server`` is one server process (memory store) for the whole session,
+started by the shared ``server_factory`` of ``tests/conftest.py``. ``proxy``
+sits between the client and that server and can cut every connection at
+once, as a network failure or a server dropping its sockets would.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
-import os
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 
-import httpx
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import ServerFactory
 
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/api/v1/rooms", timeout=0.5).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-def start_server_process(port: int, log: Path) -> subprocess.Popen[bytes]:
-    """Start ``lucie-server`` on ``port`` (memory store); wait until it answers."""
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(LUCIE_HOST="127.0.0.1", LUCIE_PORT=str(port), LUCIE_LOG_LEVEL="warning")
-    exe = Path(sys.executable).with_name("lucie-server")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c",
-                                           "from server.app import main; main()"]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=REPO)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"lucie-server exited: {log.read_text()[-2000:]}")
-        if _answers(url):
-            return proc
-        time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError(f"lucie-server did not answer: {log.read_text()[-2000:]}")
+__all__ = ["Proxy"]
 
 
 @pytest.fixture(scope="session")
-def lucie_server() -> Iterator[str]:
-    """URL of a real ``lucie-server`` process for the whole session."""
-    if importlib.util.find_spec("server.app") is None:
-        pytest.skip("server.app is not in this tree yet (the race server issue)")
-    log = Path(tempfile.gettempdir()) / f"lucie-test-server-{os.getpid()}.log"
-    port = free_port()
-    proc = start_server_process(port, log)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+def lucie_server(server_factory: ServerFactory) -> str:
+    """URL of a real ``lucie-server`` process (memory store) for the whole session."""
+    return server_factory()
 
 
 class Proxy:

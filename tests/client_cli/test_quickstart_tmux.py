@@ -19,8 +19,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from client_cli.embedded import server_answers
-
-from .conftest import REPO, free_port
+from tests.conftest import REPO, free_port
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
                                 reason="tmux is not installed (apt-get install -y tmux)")
@@ -50,8 +49,6 @@ def session() -> Iterator[str]:
 
 
 def test_readme_quick_start_in_tmux(session: str) -> None:
-    if importlib_missing():
-        pytest.skip("server.app is not in this tree yet (the race server issue)")
     url = f"http://127.0.0.1:{free_port()}"
     venv_bin = REPO / ".venv" / "bin"
     host_cmd = (f"cd {shlex.quote(str(REPO))} && LUCIE_SERVER={url} make -s -o "
@@ -85,9 +82,3 @@ def test_readme_quick_start_in_tmux(session: str) -> None:
         time.sleep(0.2)
     assert not server_answers(url), "the embedded server kept running after the board closed"
     _wait_pane(guest, lambda t: "reconnecting" in t)
-
-
-def importlib_missing() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("server.app") is None
