@@ -1,0 +1,140 @@
+"""Running solver searches off the event loop: a small process pool.
+
+:class:`SolverPool` wraps a :class:`concurrent.futures.ProcessPoolExecutor`
+(``spawn`` start method: safe beside the server's threads and event loop).
+Each job is bounded in time (the solver's own ``max_seconds`` plus an
+``asyncio`` timeout with a margin) and in memory (each worker sets
+``RLIMIT_AS`` where the platform has it; a worker that hits it dies and the
+job fails with :class:`SolverBusyError`). Searches never run in the server's
+process, so they never delay moves or broadcasts.
+
+Usage::
+
+    pool = SolverPool(workers=1)
+    move = await pool.hint(rules, position)
+    ...
+    pool.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Final, TypeVar
+
+from server.rules import Move, Position, RuleSet
+
+from .analysis import Difficulty, difficulty, hint, par, proved_winnable
+from .errors import SolverError
+from .solve import Mode, SolveResult, solve
+
+__all__ = ["DEFAULT_MEMORY_BYTES", "SolverBusyError", "SolverPool"]
+
+DEFAULT_MEMORY_BYTES: Final = 1 << 30
+"""Address-space limit of a worker process (1 GiB)."""
+_MARGIN: Final = 5.0
+"""Seconds allowed beyond a job's own budget (process start, pickling)."""
+
+T = TypeVar("T")
+
+
+class SolverBusyError(SolverError):
+    """A solver job did not finish in time or its worker died."""
+
+    code = "solver/busy"
+
+
+def _limit_memory(limit: int) -> None:
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - platform dependent
+        pass
+
+
+class SolverPool:
+    """A process pool for solver jobs; ``workers`` processes, each limited to
+    ``memory_bytes`` of address space (``None``: no limit)."""
+
+    def __init__(self, workers: int = 1, *, memory_bytes: int | None = DEFAULT_MEMORY_BYTES):
+        self._workers = workers
+        self._memory = memory_bytes
+        self._executor: ProcessPoolExecutor | None = None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            ctx = multiprocessing.get_context("spawn")
+            if self._memory is None:
+                self._executor = ProcessPoolExecutor(self._workers, mp_context=ctx)
+            else:
+                self._executor = ProcessPoolExecutor(
+                    self._workers, mp_context=ctx, initializer=_limit_memory,
+                    initargs=(self._memory,),
+                )
+        return self._executor
+
+    async def run(self, budget: float, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``func(*args, **kwargs)`` in a worker; wait at most ``budget``
+        seconds plus a margin.
+
+        :raises SolverBusyError: timed out, or the worker died (pool rebuilt).
+        """
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self._pool(), _call, func, args, kwargs)
+        try:
+            return await asyncio.wait_for(fut, budget + _MARGIN)
+        except TimeoutError:
+            raise SolverBusyError("the solver did not answer in time") from None
+        except BrokenProcessPool:
+            self._reset()
+            raise SolverBusyError("a solver worker died (memory limit?)") from None
+
+    async def solve(self, rules: RuleSet, position: Position, redeal_key: bytes | None = None,
+                    *, mode: Mode = "known-redeals", max_seconds: float = 2.0,
+                    max_nodes: int = 2_000_000) -> SolveResult:
+        """:func:`~server.solver.solve.solve` in a worker."""
+        return await self.run(max_seconds, solve, rules, position, redeal_key, mode=mode,
+                              max_seconds=max_seconds, max_nodes=max_nodes)
+
+    async def hint(self, rules: RuleSet, position: Position, redeal_key: bytes | None = None,
+                   *, max_seconds: float = 1.0) -> Move | None:
+        """:func:`~server.solver.analysis.hint` in a worker."""
+        return await self.run(max_seconds, hint, rules, position, redeal_key,
+                              max_seconds=max_seconds)
+
+    async def par(self, rules: RuleSet, deal_number: int, redeal_key: bytes,
+                  *, max_seconds: float = 2.0) -> int:
+        """:func:`~server.solver.analysis.par` in a worker."""
+        return await self.run(max_seconds, par, rules, deal_number, redeal_key,
+                              max_seconds=max_seconds)
+
+    async def proved_winnable(self, rules: RuleSet, deal_number: int, redeal_key: bytes,
+                              *, max_seconds: float = 2.0) -> bool:
+        """:func:`~server.solver.analysis.proved_winnable` in a worker."""
+        return await self.run(max_seconds, proved_winnable, rules, deal_number, redeal_key,
+                              max_seconds=max_seconds)
+
+    async def difficulty(self, rules: RuleSet, deal_number: int, redeal_key: bytes,
+                         *, max_seconds: float = 2.0) -> Difficulty:
+        """:func:`~server.solver.analysis.difficulty` in a worker."""
+        return await self.run(2 * max_seconds, difficulty, rules, deal_number, redeal_key,
+                              max_seconds=max_seconds)
+
+    def _reset(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    def close(self) -> None:
+        """Stop the workers (waits for running jobs)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+def _call(func: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+    return func(*args, **kwargs)
