@@ -28,7 +28,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check server client_cli tests
+	$(VENV)/bin/ruff check server client_cli tests infra
 	$(VENV)/bin/mypy server/rules
 
 bench: $(STAMP)
@@ -38,7 +38,7 @@ bench: $(STAMP)
 load: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[load]'
 	@scripts/ensure-redis.sh
-	$(PY) -m infra.load.run
+	$(PY) -m infra.load.run $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -8,6 +8,7 @@ ending a race exactly once, and the token checks.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
@@ -91,6 +92,7 @@ class AuthorityCore:
         self.config = config or RaceConfig()
         self._games: OrderedDict[tuple[str, str], Game] = OrderedDict()
         self._rules: dict[str, RuleSet] = {}
+        self._fresh_cards: dict[str, int] = {}
         self.race_over_hooks: list[Callable[[RoomRecord, list[RacerView]], Awaitable[None]]] = []
         """Called once per race, by the process that ended it (leaderboards feed)."""
 
@@ -103,8 +105,14 @@ class AuthorityCore:
         return rules
 
     def _fresh(self, room: RoomRecord, racer_id: str) -> RacerRecord:
-        game = new_game(self._ruleset(room), room.deal_number, bytes.fromhex(room.redeal_key))
-        return RacerRecord(id=racer_id, foundation_cards=game.foundation_cards)
+        # every racer of a room starts from the same deal: deal it once per room
+        # (room views list every racer; dealing per racer dominated a welcome)
+        cards = self._fresh_cards.get(room.id)
+        if cards is None:
+            game = new_game(self._ruleset(room), room.deal_number,
+                            bytes.fromhex(room.redeal_key))
+            cards = self._fresh_cards[room.id] = game.foundation_cards
+        return RacerRecord(id=racer_id, foundation_cards=cards)
 
     def _game(self, room: RoomRecord, racer: RacerRecord) -> Game:
         key = (room.id, racer.id)
@@ -288,9 +296,11 @@ class AuthorityCore:
         """Advance every live room's timers (countdown end, time limit); returns
         how many rooms were looked at. Safe to run in every process at once."""
         ids = await self.store.room_ids()
-        for room_id in ids:
+        for n, room_id in enumerate(ids, 1):
             with contextlib.suppress(err.RoomNotFound):
                 await self._load(room_id)
+            if n % 32 == 0:  # the memory store never suspends: let sockets in between
+                await asyncio.sleep(0)
         return len(ids)
 
     def _authorize(self, room: RoomRecord, racer_id: str, token: str | None) -> RosterEntry:

@@ -1,0 +1,1 @@
+"""Operations tooling: load tests (:mod:`infra.load`) and deployment notes."""

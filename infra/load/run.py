@@ -1,0 +1,187 @@
+"""``python -m infra.load.run`` (``make load``): a bounded, headless load run on 127.0.0.1.
+
+Starts the server itself (never anything but 127.0.0.1), runs the Locust
+scenario (:mod:`infra.load.locustfile`) as a subprocess for a bounded time,
+samples the server's CPU and memory, and writes under ``--out``
+(``results/``): ``<profile>_stats.csv`` & co (Locust's CSV), ``<profile>.html``
+(Locust's report), ``<profile>.json`` (the capacity row) and
+``summary.md`` (the table of every profile of this invocation).
+
+Profiles:
+
+- ``embedded`` — one process, memory store: 1,000 human-pace racers (plus
+  20 bot-pace racers and 50 spectators);
+- ``redis`` — two processes sharing Redis (``REDIS_URL``, default
+  ``redis://127.0.0.1:6379/13``): 2,000 human-pace racers spread over both;
+- ``idle`` — one process holding 2,000 racers' idle WebSockets;
+- ``smoke`` — a few racers at bot pace for 8 s (the test suite's check).
+
+Without ``--profile``: ``embedded``, and ``redis`` too when ``REDIS_URL`` is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psutil
+
+from .servers import REPO, ServerGroup
+from .summary import machine, markdown_table, read_stats, summarize
+
+__all__ = ["PROFILES", "Profile", "main", "run_profile"]
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One load run: server processes, users, pace and time bounds."""
+
+    name: str
+    processes: int = 1
+    redis: bool = False
+    racers: int = 1000
+    bots: int = 20
+    spectators: int = 50
+    idle: bool = False
+    duration_s: int = 150
+    spawn_rate: float = 50.0
+    human_pace_s: float = 2.0
+    locust_processes: int = 1
+
+
+PROFILES = {
+    "embedded": Profile("embedded"),
+    "redis": Profile("redis", processes=2, redis=True, racers=2000, bots=40, spectators=100,
+                     duration_s=180, spawn_rate=50.0, locust_processes=1),
+    "idle": Profile("idle", racers=2000, bots=0, spectators=0, idle=True, duration_s=75,
+                    spawn_rate=100.0),
+    "smoke": Profile("smoke", racers=6, bots=2, spectators=1, duration_s=8, spawn_rate=20.0,
+                     human_pace_s=0.2),
+}
+"""The built-in profiles (module docstring); command-line flags override fields."""
+
+
+def _check_loopback_redis(url: str) -> None:
+    host = urlsplit(url).hostname or ""
+    if host not in LOOPBACK:
+        raise SystemExit(f"load runs use a Redis on 127.0.0.1 only, not {host!r}")
+
+
+def _locust_cmd(p: Profile, hosts: list[str], out: Path) -> list[str]:
+    classes = ["IdleRacer"] if p.idle else [
+        c for c, n in (("HumanRacer", p.racers), ("BotRacer", p.bots),
+                       ("Spectator", p.spectators)) if n > 0]
+    cmd = [sys.executable, "-m", "locust", "-f", str(REPO / "infra/load/locustfile.py"),
+           "--headless", "--users", str(p.racers + p.bots + p.spectators),
+           "--spawn-rate", str(p.spawn_rate), "--run-time", f"{p.duration_s}s",
+           "--host", hosts[0], "--csv", str(out / p.name), "--html", str(out / f"{p.name}.html"),
+           "--reset-stats", "--only-summary", "--stop-timeout", "3", "--loglevel", "WARNING",
+           "--exit-code-on-error", "0"]
+    if p.locust_processes > 1:
+        cmd += ["--processes", str(p.locust_processes)]
+    return cmd + classes
+
+
+def run_profile(p: Profile, out: Path, redis_url: str | None = None) -> dict[str, object]:
+    """Run profile ``p`` against servers it starts; return its capacity row."""
+    out.mkdir(parents=True, exist_ok=True)
+    if p.redis:
+        redis_url = redis_url or "redis://127.0.0.1:6379/13"
+        _check_loopback_redis(redis_url)
+    with ServerGroup(p.processes, redis_url if p.redis else None, log_dir=out / p.name) as group:
+        env = {**os.environ, "PYTHONPATH": str(REPO), "LOAD_HOSTS": ",".join(group.urls),
+               "LOAD_BOTS": str(p.bots), "LOAD_SPECTATORS": str(p.spectators),
+               "LOAD_HUMAN_PACE_S": str(p.human_pace_s)}
+        baseline = group.rss()
+        group.sample_every(1.0)
+        spawn_s = (p.racers + p.bots + p.spectators) / p.spawn_rate
+        started = time.monotonic()
+        print(f"[load] {p.name}: {p.processes} server process(es) at {', '.join(group.urls)}; "
+              f"{p.racers} racers, {p.bots} bots, {p.spectators} spectators, "
+              f"{p.duration_s} s", flush=True)
+        with (out / f"{p.name}-locust.log").open("wb") as log:
+            proc = subprocess.Popen(_locust_cmd(p, group.urls, out), cwd=REPO, env=env,
+                                    stdout=log, stderr=subprocess.STDOUT)
+            load_cpu = _watch_cpu(proc, started + spawn_s + 5, p.duration_s + 60)
+        rows = read_stats(out / f"{p.name}_stats.csv")
+        row = summarize(p.name, rows, group.samples, steady_from=started + spawn_s + 5,
+                        baseline_rss=baseline, racers=p.racers + p.bots,
+                        connections=p.racers + p.bots + p.spectators, load_cpu=load_cpu,
+                        machine_cpu=group.machine)
+    row["duration_s"], row["steady_s"] = p.duration_s, round(p.duration_s - spawn_s, 1)
+    row["locust_processes"] = p.locust_processes
+    (out / f"{p.name}.json").write_text(json.dumps(row, indent=2) + "\n")
+    return row
+
+
+def _watch_cpu(proc: subprocess.Popen[bytes], steady_from: float, limit_s: float) -> float | None:
+    """Wait for Locust (killed after ``limit_s``); mean CPU % of it and its workers."""
+    deadline = time.monotonic() + limit_s
+    parent = psutil.Process(proc.pid)
+    seen: dict[int, psutil.Process] = {}
+    readings: list[float] = []
+    while proc.poll() is None:
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise SystemExit(f"locust did not stop within {limit_s:.0f} s; killed")
+        try:
+            for p in [parent, *parent.children(recursive=True)]:
+                if p.pid not in seen:
+                    seen[p.pid] = p
+                    p.cpu_percent(None)
+            total = sum(p.cpu_percent(None) for p in seen.values() if p.is_running())
+        except psutil.Error:
+            total = 0.0
+        if time.monotonic() >= steady_from:
+            readings.append(total)
+        time.sleep(1)
+    return sum(readings) / len(readings) if readings else None
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m infra.load.run", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", action="append", choices=sorted(PROFILES),
+                    help="profile to run (repeatable); default: embedded (+ redis with REDIS_URL)")
+    ap.add_argument("--racers", type=int, help="human-pace racers")
+    ap.add_argument("--bots", type=int, help="bot-pace racers")
+    ap.add_argument("--spectators", type=int)
+    ap.add_argument("--duration", type=int, dest="duration_s", help="seconds, spawning included")
+    ap.add_argument("--spawn-rate", type=float)
+    ap.add_argument("--pace", type=float, dest="human_pace_s", help="seconds between moves")
+    ap.add_argument("--locust-processes", type=int, help="Locust --processes (load generator)")
+    ap.add_argument("--out", type=Path, default=REPO / "results")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen profiles; print and write the capacity table."""
+    args = _parser().parse_args(argv)
+    redis_url = os.environ.get("REDIS_URL")
+    names = args.profile or (["embedded", "redis"] if redis_url else ["embedded"])
+    overrides = {k: v for k, v in vars(args).items()
+                 if k not in ("profile", "out") and v is not None}
+    rows = []
+    for name in names:
+        row = run_profile(replace(PROFILES[name], **overrides), args.out, redis_url)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    table = markdown_table(rows)
+    (args.out / "summary.md").write_text(f"Machine: {machine()}\n\n{table}\n")
+    print(table)
+    print(f"[load] reports in {args.out}/ (CSV, HTML, JSON, summary.md)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
