@@ -17,7 +17,7 @@ ROWS = [line.split() for line in DATA.read_text().splitlines() if line and line[
 def test_known_results(variant: str) -> None:
     rules = get_variant(variant)
     rows = [r for r in ROWS if r[0] == variant]
-    assert len(rows) >= 20
+    assert len(rows) >= 10
     for _, number, best, verdict in rows:
         n = int(number)
         one = solve(rules, deal(rules, n), None, mode="one-layout", max_seconds=20)

@@ -99,7 +99,7 @@ def small_positions(draw: st.DrawFn, rules: RuleSet) -> Position:
 def test_agrees_with_brute_force(variant: str) -> None:
     rules = get_variant(variant)
 
-    examples = 60 if rules.build == "down-suit" and not rules.king_fills_empty else 30
+    examples = 30 if rules.build == "down-suit" and not rules.king_fills_empty else 15
 
     @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(small_positions(rules))
