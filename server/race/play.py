@@ -70,6 +70,11 @@ class Play(AuthorityCore):
                 raise err.RacerFinished(f"the result is final ({racer.status})",
                                         {"status": racer.status})
             if expected_version != racer.version:
+                # the same move may have been applied by another process since the
+                # answer check above: answer it as the first time (Redis backend)
+                first = await self.store.get_answer(room.id, racer_id, client_move_id)
+                if first is not None:
+                    return Ack.model_validate(first)
                 raise err.MoveStaleVersion(
                     f"expected version {expected_version}, the game is at {racer.version}",
                     {"game": self._game_view(room, racer, game, now).model_dump(mode="json")})
