@@ -1,0 +1,109 @@
+"""Several real ``lucie-server`` processes sharing one Redis, for the scale-out tests.
+
+Each :class:`Cluster` has its own key prefix (``LUCIE_REDIS_PREFIX``), so its
+processes share rooms with each other and with nobody else; :meth:`Cluster.stop`
+ends the processes and deletes every key under the prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import redis
+
+from tests.conftest import REPO, free_port
+
+__all__ = ["REDIS_URL", "Cluster", "drop_prefix"]
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def drop_prefix(url: str, prefix: str) -> None:
+    """Delete every key under ``prefix`` (never anything else)."""
+    client = redis.Redis.from_url(url)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+class Cluster:
+    """``n`` server processes on free loopback ports, one Redis, one prefix."""
+
+    def __init__(self, n: int, *, redis_url: str = REDIS_URL, **env: str) -> None:
+        self.prefix = f"test:{secrets.token_hex(6)}:"
+        self.redis_url = redis_url
+        self.env = {"REDIS_URL": redis_url, "LUCIE_REDIS_PREFIX": self.prefix,
+                    "LUCIE_TICK_MS": "50", **env}
+        self.logdir = Path(tempfile.mkdtemp(prefix="lucie-cluster-"))
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.urls: list[str] = []
+        pending = [self._spawn() for _ in range(n)]
+        for proc, url in pending:
+            self._wait(proc, url)
+
+    def _spawn(self) -> tuple[subprocess.Popen[bytes], str]:
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | self.env
+        log = (self.logdir / f"server-{len(self.procs)}.log").open("wb")
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from server.app import main; raise SystemExit(main())",
+             "--port", str(port), "--log-level", "warning"],
+            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        url = f"http://127.0.0.1:{port}"
+        self.procs.append(proc)
+        self.urls.append(url)
+        return proc, url
+
+    @staticmethod
+    def _wait(proc: subprocess.Popen[bytes], url: str) -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"lucie-server exited with {proc.returncode}")
+            try:
+                if httpx.get(url + "/readyz", timeout=0.5).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("lucie-server did not become ready")
+
+    def add(self) -> str:
+        """Start one more process; its URL."""
+        proc, url = self._spawn()
+        self._wait(proc, url)
+        return url
+
+    def kill(self, i: int) -> None:
+        """``kill -9`` process ``i``."""
+        self.procs[i].send_signal(signal.SIGKILL)
+        self.procs[i].wait(5)
+
+    def log(self, i: int) -> str:
+        """What process ``i`` wrote so far."""
+        return (self.logdir / f"server-{i}.log").read_text(errors="replace")
+
+    def stop(self) -> None:
+        """Stop every process and delete the prefix's keys."""
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        drop_prefix(self.redis_url, self.prefix)

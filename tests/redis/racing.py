@@ -1,0 +1,114 @@
+"""A scripted racer that can move its socket from one server process to another."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from tests.e2e.wire import Api, open_socket, recv
+from tests.race.helpers import pick_move
+
+__all__ = ["Racer", "events_of"]
+
+
+def events_of(msgs: list[dict[str, Any]], after: int = 0) -> list[dict[str, Any]]:
+    """The room events among socket messages, those with ``seq > after``."""
+    return [m["d"] for m in msgs if m["t"] == "event" and m["d"]["seq"] > after]
+
+
+class Racer:
+    """One racer: its socket (to any process), every message it got, its acks."""
+
+    def __init__(self, room: dict[str, Any], racer: str, token: str) -> None:
+        self.room, self.id, self.token = room, racer, token
+        self.msgs: list[dict[str, Any]] = []
+        self.acked: dict[str, dict[str, Any]] = {}
+        self.ws: ClientConnection | None = None
+        self._cm: Any = None
+        self.url = ""
+        self.n = 0
+
+    @property
+    def last_seq(self) -> int:
+        seqs = [m["d"]["seq"] for m in self.msgs if m["t"] == "event"]
+        seqs += [m["d"]["seq"] for m in self.msgs if m["t"] == "snapshot"]
+        welcome = [m["d"]["room"]["seq"] for m in self.msgs if m["t"] == "welcome"]
+        return max(seqs + welcome + [0])
+
+    async def connect(self, url: str, *, resume: bool = False) -> None:
+        """Open the room socket on ``url`` (resuming after ``last_seq``)."""
+        await self.close()
+        self.url = url
+        self._cm = open_socket(url, self.room["id"], self.token,
+                               since=self.last_seq if resume else None)
+        self.ws = await self._cm.__aenter__()
+        welcome = await recv(self.ws)
+        assert welcome["t"] == "welcome" and welcome["d"]["racer"] == self.id
+        if not resume:
+            self.msgs.append(welcome)
+
+    async def close(self) -> None:
+        if self._cm is not None:
+            cm, self._cm, self.ws = self._cm, None, None
+            with contextlib.suppress(ConnectionClosed, OSError):
+                await cm.__aexit__(None, None, None)
+
+    async def until(self, t: str, type_: str | None = None) -> dict[str, Any]:
+        """The first message with ``t`` (and event ``type_``) received so far on
+        any socket, else read (keeping every message) until one comes."""
+        for msg in self.msgs:
+            if msg["t"] == t and (type_ is None or msg["d"].get("type") == type_):
+                return msg
+        assert self.ws is not None
+        while True:
+            msg = await recv(self.ws)
+            self.msgs.append(msg)
+            if msg["t"] == t and (type_ is None or msg["d"].get("type") == type_):
+                return msg
+
+    async def game(self) -> dict[str, Any]:
+        api = Api(self.url)
+        try:
+            return await api.get(f"/rooms/{self.room['id']}/racers/{self.id}/game")  # type: ignore[no-any-return]
+        finally:
+            await api.aclose()
+
+    async def send_move(self, game: dict[str, Any], cmid: str | None = None) -> str:
+        """Send the scripted move for ``game``; returns its client move id."""
+        assert self.ws is not None
+        move = pick_move(self.room["rules"], game)
+        assert move is not None, "stuck without undo must be final"
+        if cmid is None:
+            self.n += 1
+            cmid = f"{self.id}-{self.n}"
+        await self.ws.send(json.dumps({"t": "move", "d": {
+            "move": move, "expected_version": game["version"], "client_move_id": cmid}}))
+        return cmid
+
+    async def ack(self, cmid: str) -> dict[str, Any]:
+        """Wait for the ack of ``cmid``; refusals and errors fail."""
+        while True:
+            msg = await self._next()
+            if msg["t"] == "ack" and msg["d"]["client_move_id"] == cmid:
+                self.acked[cmid] = msg["d"]
+                return msg["d"]  # type: ignore[no-any-return]
+            assert msg["t"] not in ("refused", "error"), msg
+
+    async def _next(self) -> dict[str, Any]:
+        assert self.ws is not None
+        msg = await recv(self.ws)
+        self.msgs.append(msg)
+        return msg
+
+    async def play(self, game: dict[str, Any], limit: int | None = None) -> dict[str, Any]:
+        """Move until the result is final (or ``limit`` moves); the last game view."""
+        done = 0
+        while not game["final"] and (limit is None or done < limit):
+            cmid = await self.send_move(game)
+            game = (await self.ack(cmid))["game"]
+            done += 1
+        return game
