@@ -18,6 +18,7 @@ from server.race.errors import RaceError
 from server.store.base import StoreError, StoreUnavailable, VersionConflict
 
 __all__ = [
+    "RETRY_AFTER_MS",
     "BadJson",
     "RateLimited",
     "RequestTooLarge",
@@ -83,11 +84,22 @@ async def _http_error(_: Request, exc: Exception) -> Response:
                    str(exc.detail))
 
 
+RETRY_AFTER_MS = 1000
+"""The retry hint of ``store/unavailable`` and ``store/busy`` (``Retry-After``
+header in whole seconds, ``details.retry_after_ms`` in the body)."""
+
+
 async def _store_error(_: Request, exc: Exception) -> Response:
+    hint = {"retry_after_ms": RETRY_AFTER_MS}
+    headers = {"Retry-After": str(max(1, RETRY_AFTER_MS // 1000))}
     if isinstance(exc, StoreUnavailable):
-        return _answer(503, "store/unavailable", "storage is unavailable; try again")
+        answer = _answer(503, "store/unavailable", "storage is unavailable; try again", hint)
+        answer.headers.update(headers)
+        return answer
     if isinstance(exc, VersionConflict):
-        return _answer(503, "store/busy", "too many concurrent writes; try again")
+        answer = _answer(503, "store/busy", "too many concurrent writes; try again", hint)
+        answer.headers.update(headers)
+        return answer
     log.error("store error: %s", type(exc).__name__)
     return _answer(500, "server/error", "internal error")
 

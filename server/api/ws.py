@@ -7,7 +7,10 @@ sender draining a bounded queue (:mod:`server.api.hub`), so acks and events
 go out in order and a slow client is closed (4000) without stalling others.
 
 Close codes: 1008 bad token or rate limit, 1009 message too big, 1011 server
-error, 4000 too slow, 4004 room not found (or gone).
+error, 1013 store unavailable (try again later), 4000 too slow, 4004 room not
+found (or gone). A move the store could not take is refused with
+``store/unavailable`` and ``details.retry_after_ms``; resend it with the same
+client move id.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from server.race.authority import RaceAuthority
 from server.race.errors import RaceError, RoomNotFound
 from server.settings import Settings
-from server.store.base import EventsTooOld, StoreError
+from server.store.base import EventsTooOld, StoreError, VersionConflict
 
-from .errors import validation_details
+from .errors import RETRY_AFTER_MS, validation_details
 from .hub import Hub, Listener
 from .models import AuthIn, MoveIn, PingIn, ReadyIn, ResignIn, client_message
 from .ratelimit import TokenBucket
@@ -43,6 +46,15 @@ _GONE = (WebSocketDisconnect, OSError)
 def _text(t: str, d: Any = None) -> str:
     msg: dict[str, Any] = {"t": t} if d is None else {"t": t, "d": d}
     return orjson.dumps(msg).decode()
+
+
+def _store_error(exc: StoreError) -> dict[str, Any]:
+    """The wire error of a store failure, with the retry hint."""
+    if isinstance(exc, VersionConflict):
+        code, message = "store/busy", "too many concurrent writes; try again"
+    else:
+        code, message = "store/unavailable", "storage is unavailable; try again"
+    return {"code": code, "message": message, "details": {"retry_after_ms": RETRY_AFTER_MS}}
 
 
 class _Connection:
@@ -182,7 +194,7 @@ class _Connection:
             except RaceError as exc:
                 self.push("error", exc.to_json())
             except StoreError as exc:
-                self.push("error", {"code": "store/unavailable", "message": type(exc).__name__})
+                self.push("error", _store_error(exc))
 
     async def _handle(self, msg: Any) -> None:
         if isinstance(msg, PingIn):
@@ -204,6 +216,10 @@ class _Connection:
                 if "game" in exc.details:
                     refused["game"] = exc.details["game"]
                 self.push("refused", refused)
+                return
+            except StoreError as exc:  # not applied (or applied: resending answers it)
+                self.push("refused", {"client_move_id": body.client_move_id,
+                                      **_store_error(exc)})
                 return
             self.listener.push(("msg", 0, '{"t":"ack","d":' + ack.model_dump_json() + "}"))
         elif isinstance(msg, AuthIn):
@@ -258,6 +274,9 @@ async def room_socket(ws: WebSocket) -> None:
         await _Connection(ws, room.id, racer_id, token).run(since)
     except WebSocketDisconnect:
         return
+    except StoreError:  # Redis away: tell the client to come back (IANA 1013)
+        with contextlib.suppress(Exception):
+            await ws.close(1013, "store/unavailable: try again in a second")
     except Exception as exc:  # never leak a traceback to the peer
         log.error("websocket handler failed: %s", type(exc).__name__, exc_info=exc)
         with contextlib.suppress(Exception):
