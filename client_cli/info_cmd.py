@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from .api import ApiError, LucieClient, RoomView
 from .board.model import fmt_clock, standing_rows
@@ -56,6 +57,10 @@ def _replay(args: argparse.Namespace) -> int:
         async with LucieClient(resolved_server(args)) as client:
             room = await client.get_room(args.code)
             racer = find_racer(room, args.racer)
+            if args.json:
+                doc = await client.get_json(f"/rooms/{room.id}/racers/{racer}/replay")
+                print(json.dumps(doc, indent=2))
+                return 0
             rep = await client.replay(args.code, racer)
         name = rep.result.name if rep.result else args.racer
         console.print(f"Replay of {name} in room {room.code}: {rep.rules.name or rep.rules.variant}"
@@ -90,9 +95,12 @@ def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="a racer's moves with race-clock times",
                        description="Print one racer's move log with race-clock times, and the "
                        "redeal key once the race is over (to verify the redeals).",
-                       epilog="examples:\n  lucie replay ABCD alice\n  lucie replay ABCD r_1f3a",
+                       epilog="examples:\n  lucie replay ABCD alice\n"
+                       "  lucie replay ABCD alice --json > alice.json",
                        formatter_class=fmt)
     p.add_argument("code", help="room code or id")
     p.add_argument("racer", help="racer name or id")
+    p.add_argument("--json", action="store_true",
+                   help="print the replay document as JSON (a replay file for lucie compare)")
     add_server_arg(p)
     p.set_defaults(func=_replay)

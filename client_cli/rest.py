@@ -187,7 +187,14 @@ class LucieClient:
 
     async def replay(self, room: str, racer: str) -> ReplayView:
         """A racer's move log with race-clock times."""
-        return parse(ReplayView, await self._call("GET", f"/rooms/{room}/racers/{racer}/replay"))
+        return parse(ReplayView, await self.get_json(f"/rooms/{room}/racers/{racer}/replay"))
+
+    async def get_json(self, path: str) -> Any:
+        """``GET`` any route under ``/api/v1`` (``path`` starts with ``/``), as parsed JSON.
+
+        For routes this class has no method for, and to export answers as they are.
+        """
+        return await self._call("GET", path)
 
     # head to head (issue 6) -----------------------------------------------
     async def compare(self, room: str, a: str, b: str) -> dict[str, Any]:

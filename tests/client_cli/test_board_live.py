@@ -159,11 +159,9 @@ async def test_room_gone_and_watching(lucie_server: str) -> None:
     async with LucieClient(lucie_server) as client, watcher.run_test(size=SIZE) as pilot:
         await until(lambda: watcher.room is not None, what="welcome")
         await client.start(room, host)
+        await until(lambda: watcher.room is not None and watcher.room.state == "racing",
+                    what="the start")
         game = await client.game(room, ann.racer.id, ann.token)
-        for _ in range(100):
-            if game.status == "playing" and game.legal_moves:
-                break
-            game = await client.game(room, ann.racer.id, ann.token)
         await client.move(room, ann.racer.id, ann.token, play_moves(game)[0], game.version)
         await until(lambda: watcher.racers[ann.racer.id].moves == 1, what="progress seen")
         assert "watching ann" in text_of(watcher, "#status")

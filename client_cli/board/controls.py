@@ -1,0 +1,171 @@
+"""What the player does on the board: typed commands, mouse clicks, sending moves.
+
+:class:`Controls` is mixed into :class:`~client_cli.board.app.RaceApp`. A
+move is sent to the server and nothing changes on the table until the
+server's acknowledgement carries the new game; a refusal's reason is shown
+in the message line. One move is in flight at a time (each names the
+version it expects).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from textual.widgets import Input
+
+from server.rules import InvalidMoveError, parse_card, parse_move
+from server.rules.cards import card_glyph
+
+from ..api import ApiError, MoveRefused, refused_game
+from .model import FINAL_STATUSES, merci_targets, targets_for
+from .screens import ConfirmScreen
+from .widgets import FanClicked, FoundationClicked
+
+if TYPE_CHECKING:
+    from .app import RaceApp
+
+__all__ = ["HELP", "Controls"]
+
+HELP = "3f · 3 7 · r redeal · u undo · a autoplay · m 5H f merci · s start · q quit"
+"""The move notation and commands, as the input line's placeholder shows them."""
+
+
+class Controls:
+    """Keyboard and mouse handling of the race board (a mixin of ``RaceApp``)."""
+
+    async def on_input_submitted(self: RaceApp, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        low = text.lower()
+        if not text:
+            return
+        if low in ("q", "quit", "resign", "exit"):
+            self._ask_quit()
+        elif low in ("s", "start"):
+            await self._start()
+        elif low in ("ready", "unready"):
+            await self.conn.ready(low == "ready")
+            self.say("ready: the race starts when every racer is ready" if low == "ready"
+                     else "not ready", "ok")
+        else:
+            try:
+                move = parse_move(text)
+            except InvalidMoveError as exc:
+                self.say(f"{exc} — moves: {HELP}", "refused")
+                return
+            self._send(str(move))
+
+    def action_leave(self: RaceApp) -> None:
+        """Ctrl+Q: the same as typing ``q``."""
+        self._ask_quit()
+
+    def _ask_quit(self: RaceApp) -> None:
+        me = self.racers.get(self.seat.racer or "")
+        racing = self.room is not None and self.room.state in ("racing", "countdown")
+        if self.fatal or me is None or not racing or me.status in FINAL_STATUSES:
+            self.exit(1 if self.fatal else 0)
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._resign_and_exit(), exit_on_error=False)
+        self.push_screen(ConfirmScreen("Resign from the race and quit?"), callback=done)
+
+    async def _resign_and_exit(self: RaceApp) -> None:
+        if self.seat.racer and self.seat.token:
+            with contextlib.suppress(ApiError):
+                await self.client.resign(self.seat.room, self.seat.racer, self.seat.token)
+        self.exit(0)
+
+    async def _start(self: RaceApp) -> None:
+        if not self.seat.host_token:
+            self.say("only the host can start the race", "refused")
+            return
+        try:
+            await self.client.start(self.seat.room, self.seat.host_token)
+        except ApiError as exc:
+            self.say(f"cannot start: {exc.message}", "refused")
+
+    # mouse ------------------------------------------------------------------
+    def on_fan_clicked(self: RaceApp, msg: FanClicked) -> None:
+        game = self.game
+        if game is None or self.seat.racer is None or game.status not in ("playing", "stuck"):
+            return
+        if msg.chain >= 2 and msg.top:
+            self._clear_selection()
+            self._send(f"{msg.fan}f")
+            return
+        if self.selected is not None:
+            src, card = self.selected
+            if str(msg.fan) in self.targets and msg.fan != src:
+                self._clear_selection()
+                self._send(f"m {card} {msg.fan}" if card else f"{src}-{msg.fan}")
+                return
+            if msg.fan == src:
+                self._clear_selection()
+                self.say("")
+                return
+        if msg.top:
+            self.selected = (msg.fan, None)
+            self.targets = targets_for(game.legal_moves, msg.fan)
+            glyph = card_glyph(parse_card(msg.card or "AS"))
+            if self.targets:
+                self.say(f"{glyph}: click a highlighted place (double-click: foundation)")
+            else:
+                self.say(f"{glyph} has no legal move now", "refused")
+        elif msg.card is not None:
+            mt = merci_targets(game.legal_moves, msg.card)
+            if mt:
+                self.selected = (msg.fan, msg.card)
+                self.targets = mt
+                self.say(f"merci {card_glyph(parse_card(msg.card))}: click where it goes")
+            else:
+                self._clear_selection()
+                self.say("only the top card of a fan can be played", "refused")
+        self._render_board()
+
+    def on_foundation_clicked(self: RaceApp, _: FoundationClicked) -> None:
+        if self.selected is None or "f" not in self.targets:
+            return
+        src, card = self.selected
+        self._clear_selection()
+        self._send(f"m {card} f" if card else f"{src}f")
+
+    def _clear_selection(self: RaceApp) -> None:
+        self.selected = None
+        self.targets = set()
+        self._render_board()
+
+    # moves ------------------------------------------------------------------
+    def _send(self: RaceApp, text: str) -> None:
+        if self.seat.racer is None:
+            self.say("you are watching; spectators cannot move", "refused")
+            return
+        if self.game is None:
+            self.say("the race has not started yet", "refused")
+            return
+        if self.pending_move is not None:
+            self.say(f"waiting for the server to answer {self.pending_move}…")
+            return
+        self.pending_move = text
+        self.say(f"sent {text}…")
+        self.run_worker(self._send_move(text, self.game.version), exit_on_error=False)
+
+    async def _send_move(self: RaceApp, text: str, version: int) -> None:
+        try:
+            ack = await self.conn.move(text, version)
+        except MoveRefused as exc:
+            self.say(f"{text} refused: {exc.message}", "refused")
+            fresh = refused_game(exc)
+            if fresh is not None:
+                self._set_game(fresh)
+        except ApiError as exc:
+            self.say(f"{text} not sent: {exc.message}", "refused")
+        else:
+            self._set_game(ack.game)
+            self.say(f"{' '.join(ack.applied) or text} ✓", "ok")
+        finally:
+            self.pending_move = None
+            self._clear_selection()
+            self._render_all()
