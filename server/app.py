@@ -30,6 +30,7 @@ from server.api.rest import PREFIX, routes
 from server.api.ws import room_socket
 from server.limits import ensure_open_files
 from server.race.authority import RaceAuthority, RaceConfig
+from server.redact import install as install_redaction
 from server.settings import Settings
 from server.store import open_store
 from server.store.base import StoreError
@@ -138,14 +139,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"lucie-server: warning: {too_low}", file=sys.stderr)
     import uvicorn
 
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
         log_level=settings.log_level, ws_max_size=settings.max_message,
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
         ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
         server_header=False,
     )
-    return 0
+    install_redaction()  # after uvicorn set up its log handlers
+    server = uvicorn.Server(config)
+    server.run()
+    return 0 if server.started else 3  # 3: could not start (port taken, bad address)
 
 
 if __name__ == "__main__":

@@ -34,10 +34,11 @@ def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.
     port = free_port()
     full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     full_env.update(env)
+    level = [] if "LUCIE_LOG_LEVEL" in env else ["--log-level", "warning"]
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-c", "from server.app import main; raise SystemExit(main())",
-             "--port", str(port), "--log-level", "warning"],
+             "--port", str(port), *level],
             cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 15
@@ -53,15 +54,21 @@ def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.
     raise RuntimeError("lucie-server did not come up")
 
 
+SERVER_LOGS: dict[str, Path] = {}
+"""Log file (stdout + stderr) of each server the factory started, by URL."""
+
+
 @pytest.fixture(scope="session")
 def server_factory() -> Iterator[ServerFactory]:
-    """Start real server processes (``factory(**env) -> url``), stopped at the end."""
+    """Start real server processes (``factory(**env) -> url``), stopped at the end;
+    their logs are in :data:`SERVER_LOGS`."""
     procs: list[subprocess.Popen[bytes]] = []
     logdir = Path(tempfile.mkdtemp(prefix="lucie-e2e-"))
 
     def factory(**env: str) -> str:
         proc, url = start_lucie_server(env, logdir / f"server-{len(procs)}.log")
         procs.append(proc)
+        SERVER_LOGS[url] = logdir / f"server-{len(procs) - 1}.log"
         return url
 
     yield factory

@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
+from typing import cast
 
 import orjson
 
-from server.store.base import EventsTooOld, Store, StoreUnavailable
+from server.store.base import Event, EventsTooOld, Store, StoreUnavailable
 
 __all__ = ["Hub", "Item", "Listener"]
 
@@ -72,8 +73,9 @@ class RoomFeed:
     async def run(self) -> None:
         while self.listeners:
             try:
-                async with contextlib.aclosing(
-                        self.store.subscribe(self.room_id, self.since)) as events:
+                subscription = cast(AsyncGenerator[Event, None],
+                                    self.store.subscribe(self.room_id, self.since))
+                async with contextlib.aclosing(subscription) as events:
                     async for event in events:
                         self.since = event["seq"]
                         text = orjson.dumps({"t": "event", "d": event}).decode()

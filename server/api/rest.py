@@ -48,7 +48,7 @@ class Endpoint:
 
 def bearer_token(request_headers: Any) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` header, else ``None``."""
-    value = request_headers.get("authorization", "")
+    value = str(request_headers.get("authorization", ""))
     scheme, _, token = value.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None

@@ -1,0 +1,53 @@
+"""Keep secrets out of the logs: a logging filter that redacts bearer tokens.
+
+Tokens never travel in URLs, so access logs are clean by construction; but
+at debug level the WebSocket library logs request headers
+(``authorization: Bearer …``) and frames (``{"t":"auth","d":{"token":…}}``).
+:class:`RedactSecrets` rewrites such records; :func:`install` puts it on
+every handler of the root and uvicorn loggers.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Final
+
+__all__ = ["RedactSecrets", "install", "redact"]
+
+_PATTERNS: Final = (
+    (re.compile(r"(?i)(authorization['\"]?\s*[:=,]\s*['\"]?bearer\s+)[^\s'\",)]+"),
+     r"\1[redacted]"),
+    (re.compile(r"(?i)([\"']?(?:host_)?token[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9_\-]{8,}"),
+     r"\1[redacted]"),
+)
+
+
+def redact(text: str) -> str:
+    """``text`` with bearer tokens and ``"token": "…"`` values replaced."""
+    for pattern, repl in _PATTERNS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+class RedactSecrets(logging.Filter):
+    """Rewrites each record's message with :func:`redact` (never drops a record)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken record is not ours to fix
+            return True
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+def install() -> None:
+    """Add :class:`RedactSecrets` to every handler of the root and uvicorn loggers."""
+    names = ("", "uvicorn", "uvicorn.error", "uvicorn.access", "websockets")
+    for name in names:
+        for handler in logging.getLogger(name).handlers:
+            if not any(isinstance(f, RedactSecrets) for f in handler.filters):
+                handler.addFilter(RedactSecrets())
