@@ -171,16 +171,16 @@ def test_leaderboards_and_ghosts_on_a_redis_backed_server(server_factory: Any) -
             _race(http, deal="daily")
             rows = http.get("/leaderboards/belle-lucie/daily").json()["rows"]
             assert [row["name"] for row in rows] == ["bob", "ada"]
-            r = redis.Redis.from_url("redis://127.0.0.1:6379/0")
-            boards = [k.decode() for k in r.scan_iter(match=f"{prefix}{{lb:*:z")]
-            assert len(boards) == 2 and all(r.type(k) == b"zset" for k in boards)
+            with redis.Redis.from_url("redis://127.0.0.1:6379/0") as r:
+                boards = [k.decode() for k in r.scan_iter(match=f"{prefix}{{lb:*:z")]
+                assert len(boards) == 2 and all(r.type(k) == b"zset" for k in boards)
             race = _race(http)
             ghost = http.post("/ghost-rooms", json={"room": race["code"], "racer": "ada",
                                                      "countdown_s": 0})
             assert ghost.status_code == 201, ghost.text
             assert ghost.json()["ghost"]["name"] == "👻 ada"
     finally:
-        client = redis.Redis.from_url("redis://127.0.0.1:6379/0")
-        keys = list(client.scan_iter(match=f"{prefix}*"))
-        if keys:
-            client.delete(*keys)
+        with redis.Redis.from_url("redis://127.0.0.1:6379/0") as client:
+            keys = list(client.scan_iter(match=f"{prefix}*"))
+            if keys:
+                client.delete(*keys)
