@@ -42,6 +42,9 @@ def run_command(name: str, func: Callable[[], Awaitable[int]]) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the user-facing boundary: one line, never a traceback
+        print(f"lucie {name}: unexpected error: {exc!r}", file=sys.stderr)
+        return 1
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:

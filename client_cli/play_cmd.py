@@ -101,6 +101,9 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the user-facing boundary: one line, never a traceback
+        print(f"lucie {args.command}: unexpected error: {exc!r}", file=sys.stderr)
+        return 1
 
 
 def _common(p: argparse.ArgumentParser) -> None:

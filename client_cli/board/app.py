@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
@@ -123,7 +124,11 @@ class RaceApp(Controls, App[int]):
         try:
             await self.conn.open()
             async for msg in self.conn:
-                await self._handle(msg)
+                try:
+                    await self._handle(msg)
+                except (ValidationError, KeyError, TypeError, ValueError) as exc:
+                    # a message this client cannot read: say so, keep listening
+                    self.say(f"ignored a room message this client cannot read ({exc!r:.80})")
         except ApiError as exc:
             self._fail(exc)
 

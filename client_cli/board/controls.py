@@ -52,7 +52,7 @@ class Controls:
             try:
                 move = parse_move(text)
             except InvalidMoveError as exc:
-                self.say(f"{exc} — moves: {HELP}", "refused")
+                self.say(str(exc), "refused")
                 return
             self._send(str(move))
 

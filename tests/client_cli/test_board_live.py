@@ -6,6 +6,8 @@ every kind of input has something legal to do from the first position.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import DataTable
 
 from client_cli.api import JoinedRoom, LucieClient
@@ -64,6 +66,7 @@ async def test_join_countdown_keys_mouse_refusal_and_opponents(lucie_server: str
         build = next(m for m in play_moves(game) if "-" in m)
         src, dst = (int(x) for x in build.split("-"))
         top = len(game.position.fans[src - 1]) - 1
+        await pilot.pause(0.1)  # let the updated fans be laid out before clicking
         await pilot.click(f"#card-{src}-{top}")
         await pilot.pause()
         assert app.query_one(f"#fan-{dst}", FanView).has_class("target")
@@ -77,6 +80,7 @@ async def test_join_countdown_keys_mouse_refusal_and_opponents(lucie_server: str
         assert game is not None
         up = next(m for m in play_moves(game) if m.endswith("f"))
         fan = int(up[:-1])
+        await pilot.pause(0.1)
         await pilot.click(f"#card-{fan}-{len(game.position.fans[fan - 1]) - 1}", times=2)
         await until(lambda: app.game is not None and app.game.version == 3, what="double-click")
         assert app.game is not None and app.game.position.foundation_cards == 1
@@ -168,3 +172,39 @@ async def test_room_gone_and_watching(lucie_server: str) -> None:
         await pilot.press(*keys("8f"), "enter")
         await until(lambda: "spectators cannot move" in text_of(watcher, "#message")
                     or "not started" in text_of(watcher, "#message"), what="spectator refusal")
+
+
+async def test_merci_by_mouse_on_a_buried_card(lucie_server: str) -> None:
+    async with LucieClient(lucie_server) as client:
+        for deal_number in range(1, 20):  # the first deal whose third layout offers a merci
+            created = await client.create_room(variant="three-shuffles-and-a-draw",
+                                               deal=deal_number, countdown_s=0,
+                                               visibility="private")
+            room = created.room.id
+            ann = await client.join(room, "ann")
+            await client.start(room, created.host_token)
+            for _ in range(100):
+                if (await client.get_room(room)).state == "racing":
+                    break
+                await asyncio.sleep(0.02)
+            game = (await client.move(room, ann.racer.id, ann.token, "r", 0)).game
+            game = (await client.move(room, ann.racer.id, ann.token, "r", 1)).game
+            mercis = [m for m in game.legal_moves if m.startswith("m ")]
+            if mercis:
+                break
+        else:
+            raise AssertionError("no deal offered a merci")
+    _, card, target = mercis[0].split()
+    fan, index = next((f + 1, i) for f, cards in enumerate(game.position.fans)
+                      for i, c in enumerate(cards[:-1]) if c == card)
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.game is not None and app.game.version == 2, what="the game")
+        await until(lambda: bool(app.query(f"#card-{fan}-{index}")), what="fans drawn")
+        await pilot.pause(0.1)  # let the new fans be laid out before clicking
+        await pilot.click(f"#card-{fan}-{index}")
+        await pilot.pause()
+        assert "merci" in text_of(app, "#message")
+        await pilot.click("#foundations" if target == "f" else f"#fan-{target}")
+        await until(lambda: app.game is not None and app.game.version == 3, what="merci played")
+        assert app.game is not None and app.game.position.merci_used
