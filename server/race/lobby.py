@@ -15,6 +15,7 @@ from server.rules import (
 from server.store.base import VersionConflict
 
 from . import errors as err
+from .assist import draw_winnable_deal
 from .core import AuthorityCore, RoomOptions
 from .daily import daily_deal, utc_date
 from .ids import (
@@ -70,6 +71,10 @@ class Lobby(AuthorityCore):
             new_game(rules, deal_number, b"")
         except RulesError as exc:
             raise err.RequestInvalid(str(exc), {"field": "deal"}) from None
+        redeal_key = options.redeal_key or secrets.token_bytes(32)
+        if options.winnable_only:
+            deal_number, redeal_key = await draw_winnable_deal(
+                self.solver, rules, None if options.deal == "random" else deal_number)
         host_token = new_token()
         room_id = new_room_id()
         code = new_code()
@@ -77,7 +82,9 @@ class Lobby(AuthorityCore):
             code = new_code()
         room = RoomRecord(
             id=room_id, code=code, rules=rules.to_json(), deal_number=deal_number,
-            redeal_key=(options.redeal_key or secrets.token_bytes(32)).hex(), ranked=options.ranked,
+            redeal_key=redeal_key.hex(), ranked=options.ranked,
+            hints=options.hints, winnable_only=options.winnable_only,
+            par=rules.cards if options.winnable_only else None,
             capacity=options.capacity,
             time_limit_ms=options.time_limit_s * 1000, visibility=options.visibility,
             countdown_ms=options.countdown_s * 1000, host_digest=token_digest(host_token),
@@ -239,7 +246,8 @@ class Lobby(AuthorityCore):
 
     async def leave(self, ref: str, racer_id: str, token: str | None) -> None:
         """The racer leaves (their token) or the host kicks them (host token).
-        Before the start the racer is removed; during the race their result
+        Before the start (countdown included) the racer is removed — the last
+        one leaving cancels the countdown; during the race their result
         becomes final with status ``left``.
 
         :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
@@ -255,9 +263,12 @@ class Lobby(AuthorityCore):
                 raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
             if room.state in ("over", "closed"):
                 raise err.RoomOver(f"the room is {room.state}")
-            if room.state == "waiting":
-                new = room.model_copy(update={
-                    "roster": [e for e in room.roster if e.id != racer_id]})
+            if room.state in ("waiting", "countdown"):
+                roster = [e for e in room.roster if e.id != racer_id]
+                update: dict[str, Any] = {"roster": roster}
+                if not roster:  # the last racer left during the countdown: cancel it
+                    update.update(state="waiting", start_at_ms=None)
+                new = room.model_copy(update=update)
                 try:
                     await self.store.save_room(room.id, new.model_dump(mode="json"), rev,
                                                [self._event(new, now, "left", racer=racer_id)])

@@ -235,3 +235,16 @@ async def test_leave_kick_close(race: RaceAuthority) -> None:
     assert view.state == "over" and view.racers[0].status == "left"
     with pytest.raises(err.RoomOver):
         await race.close(room.id, host)
+
+
+async def test_leaving_during_the_countdown(race: RaceAuthority) -> None:
+    room, host = await race.create_room(RoomOptions(countdown_s=5))
+    a, ta = await race.join(room.id, "a")
+    b, tb = await race.join(room.id, "b")
+    await race.start(room.id, host)
+    await race.leave(room.id, a.id, ta)
+    view = await race.get_room(room.id)
+    assert view.state == "countdown" and [r.name for r in view.racers] == ["b"]
+    await race.leave(room.id, b.id, tb)
+    view = await race.get_room(room.id)
+    assert view.state == "waiting" and view.racers == []
