@@ -20,6 +20,7 @@ COMMANDS: list[str] = [
     "client_cli.solve_cmd",
     "client_cli.compare_cmd",
     "client_cli.leaderboard_cmd",
+    "client_cli.ghost_cmd",
 ]
 """Modules that register a subcommand, in help order."""
 

@@ -21,7 +21,7 @@ import plotext as plt
 from .api import ApiError, LucieClient
 from .common import Subparsers, add_server_arg, console, print_table, resolved_server, run_command
 
-__all__ = ["add_parser", "comparison_rows", "fmt_time", "timeline_chart"]
+__all__ = ["add_parser", "comparison_rows", "fmt_time", "load_replay", "timeline_chart"]
 
 _RULE_WORDS = {"foundation_cards": "more foundation cards", "reach_time": "earlier reach time",
                "moves": "fewer moves", "join_order": "earlier join", "tie": "a tie"}
@@ -114,7 +114,11 @@ def _summary(c: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _load_replay(path: str) -> dict[str, Any]:
+def load_replay(path: str) -> dict[str, Any]:
+    """A replay file's JSON object.
+
+    :raises ApiError: ``client/bad_file`` when it cannot be read or is not an object.
+    """
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -129,14 +133,14 @@ def _run(args: argparse.Namespace) -> int:
         async with LucieClient(resolved_server(args)) as client:
             replays = args.replay or []
             if len(replays) == 2:
-                c = await client.compare_games({"replay": _load_replay(replays[0])},
-                                               {"replay": _load_replay(replays[1])})
+                c = await client.compare_games({"replay": load_replay(replays[0])},
+                                               {"replay": load_replay(replays[1])})
             elif not args.code or not args.a or (not args.b and not replays):
                 raise ApiError("client/usage", "give CODE A B, CODE A --replay FILE, "
                                                "or --replay FILE --replay FILE")
             elif replays:
                 c = await client.compare_games({"room": args.code, "racer": args.a},
-                                               {"replay": _load_replay(replays[0])})
+                                               {"replay": load_replay(replays[0])})
             elif args.other_room:
                 c = await client.compare_games({"room": args.code, "racer": args.a},
                                                {"room": args.other_room, "racer": args.b})

@@ -184,3 +184,24 @@ def test_leaderboards_and_ghosts_on_a_redis_backed_server(server_factory: Any) -
             keys = list(client.scan_iter(match=f"{prefix}*"))
             if keys:
                 client.delete(*keys)
+
+
+def test_replay_file_round_trip_through_the_commands(http: httpx.Client, url: str,
+                                                     tmp_path: Any) -> None:
+    race = _race(http)
+    out = _lucie(url, "replay", race["code"], "ada", "--json")
+    assert out.returncode == 0, out.stderr
+    path = tmp_path / "ada.json"
+    path.write_text(out.stdout)
+    out = _lucie(url, "compare", race["code"], "bob", "--replay", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "They part at move 1: bob played 15f, ada played 8f." in out.stdout
+    out = _lucie(url, "compare", "--replay", str(path), "--replay", str(path))
+    assert "The two games are the same move for move." in out.stdout
+    out = _lucie(url, "ghost", "--replay", str(path), "--countdown", "0")
+    assert out.returncode == 0, out.stderr
+    assert "racing 👻 ada" in out.stdout and "lucie play --code" in out.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1]")
+    out = _lucie(url, "ghost", "--replay", str(bad))
+    assert out.returncode == 1 and "not a replay document" in out.stderr
