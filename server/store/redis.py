@@ -26,6 +26,7 @@ on the next call.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import time
@@ -38,7 +39,6 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import redis_scripts as lua
 from .base import (
@@ -109,6 +109,7 @@ class RedisStore(Store):
         self._offset_ms: float | None = None
         self._synced = 0.0
         self._last_ms = 0
+        self._sync_task: asyncio.Task[None] | None = None
         self._save_room = client.register_script(lua.SAVE_ROOM)
         self._save_racer = client.register_script(lua.SAVE_RACER)
         self._append = client.register_script(lua.APPEND)
@@ -137,7 +138,7 @@ class RedisStore(Store):
         client = aioredis.Redis.from_url(
             bare, max_connections=256,
             retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError], **common)
+            retry_on_error=[RedisConnectionError], **common)
         pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0), **common)
         return cls(client, pubsub, prefix=prefix, event_retention=event_retention)
 
@@ -165,17 +166,22 @@ class RedisStore(Store):
 
     async def now_ms(self) -> int:
         mono = time.monotonic() * 1000
-        if self._offset_ms is None or mono - self._synced > self._clock_sync_s * 1000:
-            try:
-                await self._sync_clock()
-            except StoreUnavailable:
-                if self._offset_ms is None:
-                    raise
+        if self._offset_ms is None:
+            await self._sync_clock()
             mono = time.monotonic() * 1000
+        elif mono - self._synced > self._clock_sync_s * 1000 and (
+                self._sync_task is None or self._sync_task.done()):
+            # re-calibrate in the background; meanwhile the last offset serves
+            self._sync_task = asyncio.create_task(self._resync_clock(), name="redis-clock")
         assert self._offset_ms is not None
         now = max(int(mono + self._offset_ms), self._last_ms)
         self._last_ms = now
         return now
+
+    async def _resync_clock(self) -> None:
+        self._synced = time.monotonic() * 1000  # one attempt per period, even failing
+        with contextlib.suppress(StoreUnavailable):
+            await self._sync_clock()
 
     async def _sync_clock(self) -> None:
         before = time.monotonic() * 1000
@@ -393,6 +399,9 @@ class RedisStore(Store):
             await self._redis.ping()
 
     async def close(self) -> None:
+        if self._sync_task is not None:
+            self._sync_task.cancel()
+            await asyncio.gather(self._sync_task, return_exceptions=True)
         await self.follower.close()
         with contextlib.suppress(Exception):
             await self._redis.aclose()
