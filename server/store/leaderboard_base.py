@@ -110,7 +110,7 @@ def open_leaderboard_store(url: str | None, *, prefix: str | None = None) -> Lea
     if scheme in ("redis", "rediss", "unix"):
         from .redis import split_url
 
-        bare, url_prefix, _ = split_url(url)
+        bare, url_prefix, _ = split_url(str(url))
         module = importlib.import_module("server.store.leaderboard_redis")
         store: LeaderboardStore = module.RedisLeaderboardStore.from_url(
             bare, prefix=url_prefix if prefix is None else prefix)

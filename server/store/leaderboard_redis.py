@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Final
+from collections.abc import Awaitable
+from typing import Any, Final, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
@@ -80,8 +81,8 @@ class RedisLeaderboardStore(LeaderboardStore):
             return []
         names = [m for m, _ in members]
         _, e_key, q_key, _ = self._keys(board)
-        entries = await self._redis.hmget(e_key, names)
-        seqs = await self._redis.hmget(q_key, names)
+        entries = await cast(Awaitable[list[Any]], self._redis.hmget(e_key, names))
+        seqs = await cast(Awaitable[list[Any]], self._redis.hmget(q_key, names))
         out = []
         for (member, score), entry, seq in zip(members, entries, seqs, strict=True):
             out.append(BoardEntry(member.decode(), int(score), int(seq or 0),
