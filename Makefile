@@ -29,7 +29,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra
-	$(VENV)/bin/mypy server/rules
+	$(VENV)/bin/mypy server/rules client_cli
 
 bench: $(STAMP)
 	@scripts/ensure-redis.sh

@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeAlias
 
 from rich.console import Console
 from rich.table import Table
@@ -16,7 +17,7 @@ from .api import DEFAULT_SERVER, ApiError, server_url
 __all__ = ["Subparsers", "add_server_arg", "console", "print_table", "resolved_server",
            "run_command"]
 
-Subparsers = argparse._SubParsersAction  # type: ignore[type-arg]
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 console = Console(highlight=False)
 """Where subcommands print (rich markup allowed)."""

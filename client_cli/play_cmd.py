@@ -40,8 +40,8 @@ async def race(args: argparse.Namespace, url: str) -> int:
     bots: list[asyncio.Task[object]] = []
     async with LucieClient(url) as client:
         host_token = None
-        code = getattr(args, "code", None)
-        if getattr(args, "watch", False):
+        code: str | None = getattr(args, "code", None)
+        if getattr(args, "watch", False) and code is not None:
             room = await client.get_room(code)
             seat = Seat(url, room.id)
         else:

@@ -10,7 +10,7 @@ version it expects).
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.widgets import Input
 
@@ -23,7 +23,40 @@ from .screens import ConfirmScreen
 from .widgets import FanClicked, FoundationClicked
 
 if TYPE_CHECKING:
-    from .app import RaceApp
+    from ..api import GameView, LucieClient, RacerView, RoomConnection, RoomView
+    from .app import Seat
+
+
+class _Board(Protocol):
+    """What :class:`Controls` needs of the app it is mixed into."""
+
+    seat: Seat
+    game: GameView | None
+    room: RoomView | None
+    racers: dict[str, RacerView]
+    conn: RoomConnection
+    client: LucieClient
+    fatal: str | None
+    selected: tuple[int, str | None] | None
+    targets: set[str]
+    pending_move: str | None
+
+    def say(self, text: str, kind: str = "") -> None: ...
+    def _render_board(self) -> None: ...
+    def _render_all(self) -> None: ...
+    def _set_game(self, game: GameView) -> None: ...
+    def _ask_quit(self) -> None: ...
+    async def _resign_and_exit(self) -> None: ...
+    async def _start(self) -> None: ...
+    def _clear_selection(self) -> None: ...
+    def _send(self, text: str) -> None: ...
+    async def _send_move(self, text: str, version: int) -> None: ...
+    def exit(self, result: int | None = None, return_code: int = 0,
+             message: Any = None) -> None: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+    def run_worker(self, work: Any, name: str | None = "", group: str = "default",
+                   description: str = "", exit_on_error: bool = True, start: bool = True,
+                   exclusive: bool = False, thread: bool = False) -> Any: ...
 
 __all__ = ["HELP", "Controls"]
 
@@ -34,7 +67,10 @@ HELP = "3f · 3 7 · r redeal · u undo · a autoplay · m 5H f merci · s start
 class Controls:
     """Keyboard and mouse handling of the race board (a mixin of ``RaceApp``)."""
 
-    async def on_input_submitted(self: RaceApp, event: Input.Submitted) -> None:
+    selected: tuple[int, str | None] | None
+    pending_move: str | None
+
+    async def on_input_submitted(self: _Board, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
         low = text.lower()
@@ -56,11 +92,11 @@ class Controls:
                 return
             self._send(str(move))
 
-    def action_leave(self: RaceApp) -> None:
+    def action_leave(self: _Board) -> None:
         """Ctrl+Q: the same as typing ``q``."""
         self._ask_quit()
 
-    def _ask_quit(self: RaceApp) -> None:
+    def _ask_quit(self: _Board) -> None:
         me = self.racers.get(self.seat.racer or "")
         racing = self.room is not None and self.room.state in ("racing", "countdown")
         if self.fatal or me is None or not racing or me.status in FINAL_STATUSES:
@@ -72,13 +108,13 @@ class Controls:
                 self.run_worker(self._resign_and_exit(), exit_on_error=False)
         self.push_screen(ConfirmScreen("Resign from the race and quit?"), callback=done)
 
-    async def _resign_and_exit(self: RaceApp) -> None:
+    async def _resign_and_exit(self: _Board) -> None:
         if self.seat.racer and self.seat.token:
             with contextlib.suppress(ApiError):
                 await self.client.resign(self.seat.room, self.seat.racer, self.seat.token)
         self.exit(0)
 
-    async def _start(self: RaceApp) -> None:
+    async def _start(self: _Board) -> None:
         if not self.seat.host_token:
             self.say("only the host can start the race", "refused")
             return
@@ -88,7 +124,7 @@ class Controls:
             self.say(f"cannot start: {exc.message}", "refused")
 
     # mouse ------------------------------------------------------------------
-    def on_fan_clicked(self: RaceApp, msg: FanClicked) -> None:
+    def on_fan_clicked(self: _Board, msg: FanClicked) -> None:
         game = self.game
         if game is None or self.seat.racer is None or game.status not in ("playing", "stuck"):
             return
@@ -125,20 +161,20 @@ class Controls:
                 self.say("only the top card of a fan can be played", "refused")
         self._render_board()
 
-    def on_foundation_clicked(self: RaceApp, _: FoundationClicked) -> None:
+    def on_foundation_clicked(self: _Board, _: FoundationClicked) -> None:
         if self.selected is None or "f" not in self.targets:
             return
         src, card = self.selected
         self._clear_selection()
         self._send(f"m {card} f" if card else f"{src}f")
 
-    def _clear_selection(self: RaceApp) -> None:
+    def _clear_selection(self: _Board) -> None:
         self.selected = None
         self.targets = set()
         self._render_board()
 
     # moves ------------------------------------------------------------------
-    def _send(self: RaceApp, text: str) -> None:
+    def _send(self: _Board, text: str) -> None:
         if self.seat.racer is None:
             self.say("you are watching; spectators cannot move", "refused")
             return
@@ -152,7 +188,7 @@ class Controls:
         self.say(f"sent {text}…")
         self.run_worker(self._send_move(text, self.game.version), exit_on_error=False)
 
-    async def _send_move(self: RaceApp, text: str, version: int) -> None:
+    async def _send_move(self: _Board, text: str, version: int) -> None:
         try:
             ack = await self.conn.move(text, version)
         except MoveRefused as exc:

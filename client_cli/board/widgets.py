@@ -145,6 +145,6 @@ class OpponentsPanel(Static):
 
     def plain_text(self, width: int = 100) -> str:
         """The panel as plain text (what a screen reader or a test sees)."""
-        console = Console(width=width, file=io.StringIO(), color_system=None)
-        console.print(self.table)
-        return console.file.getvalue()  # type: ignore[attr-defined]
+        out = io.StringIO()
+        Console(width=width, file=out, color_system=None).print(self.table)
+        return out.getvalue()
