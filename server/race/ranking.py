@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .record import ranking_key
 from .views import RacerView, Standing
 
 __all__ = ["points", "rank_key", "standings"]
@@ -15,7 +16,8 @@ __all__ = ["points", "rank_key", "standings"]
 def rank_key(racer: RacerView) -> tuple[int, int, int, int]:
     """Sort key, best first: more foundation cards, earlier reach time (none = 0),
     fewer moves, earlier join."""
-    return (-racer.foundation_cards, racer.reach_time_ms or 0, racer.moves, racer.join_order)
+    return ranking_key(racer.foundation_cards, racer.reach_time_ms, racer.moves,
+                       racer.join_order)
 
 
 def points(racer: RacerView) -> int:
