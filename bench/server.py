@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 
 __all__ = ["echo_app", "run"]
 
@@ -115,8 +116,8 @@ async def _racer(url: str, room: str, racer: str, token: str, game: dict[str, An
             move = "u" if version % 2 else legal[n % len(legal)]
             n += 1
             t0 = time.perf_counter()
-            await ws.send(json.dumps({"t": "move", "d": {
-                "move": move, "expected_version": version, "client_move_id": str(n)}}))
+            await ws.send(orjson.dumps({"t": "move", "d": {
+                "move": move, "expected_version": version, "client_move_id": str(n)}}).decode())
             while True:
                 text = await ws.recv()
                 if text.startswith('{"t":"ack"'):
@@ -124,7 +125,7 @@ async def _racer(url: str, room: str, racer: str, token: str, game: dict[str, An
                 if text.startswith('{"t":"refused"') or text.startswith('{"t":"error"'):
                     raise RuntimeError(text[:300])
             lat.append(time.perf_counter() - t0)
-            ack = json.loads(text)["d"]
+            ack = orjson.loads(text)["d"]
             version = ack["version"]
             if version % 2 == 0:
                 legal = ack["game"]["legal_moves"]

@@ -14,8 +14,9 @@ from pydantic.json_schema import models_json_schema
 from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
 from .rest import ENDPOINTS, PREFIX
+from .solver_routes import SOLVER_ENDPOINTS
 
-__all__ = ["openapi", "ws_schemas"]
+__all__ = ["openapi", "write_docs", "ws_schemas"]
 
 _REF = "#/components/schemas/{model}"
 _STATUS_OF = {
@@ -29,7 +30,7 @@ _STATUS_OF = {
 _PARAMS = {"room": "room id or short code", "racer": "racer id",
            "a": "first racer: id or name", "b": "second racer: id or name",
            "variant": "variant id", "date": "UTC date, YYYY-MM-DD"}
-_ALL = (*ENDPOINTS, *H2H_ENDPOINTS)
+_ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS)
 
 
 @cache
@@ -99,3 +100,29 @@ def ws_schemas() -> dict[str, Any]:
         "$defs": {**defs, "ClientMessage": client, "ServerMessage": server},
         "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
     }
+
+
+def write_docs(directory: str) -> list[str]:
+    """Write ``openapi.json`` and ``ws-schema.json`` into ``directory``; returns the paths.
+
+    ``python -m server.api.openapi docs/`` refreshes the copies kept in the
+    repository (a test checks that they match the models).
+    """
+    import json
+    from pathlib import Path
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, doc in (("openapi.json", openapi()), ("ws-schema.json", ws_schemas())):
+        path = out / name
+        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        written.append(str(path))
+    return written
+
+
+if __name__ == "__main__":
+    import sys
+
+    for written_path in write_docs(sys.argv[1] if len(sys.argv) > 1 else "docs"):
+        print(written_path)
