@@ -123,10 +123,13 @@ async def check_replay_doc(request: Request, body: ReplayCheckBody) -> ReplayChe
 async def create_ghost_room(request: Request, body: GhostRoomBody) -> GhostRoomCreated:
     source = _source(body)
     if isinstance(source, RacerRef):
+        # the recorded room's redeal key is secret until its race is over: a ghost
+        # room on it would let anyone preview the redeals of a running race
+        state = (await _authority(request).get_room(source.room)).state
+        if state not in ("over", "closed"):
+            raise RequestInvalid(f"that room's race is not over yet ({state})",
+                                 {"field": "room", "state": state})
         source, _ = await racer_record(_authority(request), source)
-        if source.status not in ("won", "stuck", "resigned", "timed_out", "left"):
-            raise RequestInvalid("that racer's game is not finished yet",
-                                 {"field": "racer"})
     ghosts: GhostRooms = request.app.state.ghosts
     room, host_token, ghost = await ghosts.create(RoomOptions(
         capacity=body.capacity, time_limit_s=body.time_limit_s, visibility=body.visibility,

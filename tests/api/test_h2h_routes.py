@@ -144,13 +144,19 @@ def test_ghost_room_from_a_replay(client: TestClient) -> None:
     assert _error(r) == "replay/forged"
 
 
-def test_ghost_room_from_an_unfinished_racer_refused(client: TestClient) -> None:
+def test_ghost_room_from_a_running_race_refused(client: TestClient) -> None:
     r = client.post(f"{API}/rooms", json={"deal": 2, "countdown_s": 0})
     room, host = r.json()["room"], r.json()["host_token"]
     client.post(f"{API}/rooms/{room['code']}/racers", json={"name": "ada"})
+    j = client.post(f"{API}/rooms/{room['code']}/racers", json={"name": "bob"}).json()
     client.post(f"{API}/rooms/{room['code']}/start", headers=_auth(host))
-    r = client.post(f"{API}/ghost-rooms", json={"room": room["code"], "racer": "ada"})
-    assert (r.status_code, _error(r)) == (400, "request/invalid")
+    # bob resigns but ada still races: the room's redeal key is still secret
+    client.post(f"{API}/rooms/{room['code']}/racers/{j['racer']['id']}/resign",
+                headers=_auth(j["token"]))
+    for racer in ("ada", "bob"):
+        r = client.post(f"{API}/ghost-rooms", json={"room": room["code"], "racer": racer})
+        assert (r.status_code, _error(r)) == (400, "request/invalid")
+        assert r.json()["error"]["details"] == {"field": "room", "state": "racing"}
 
 
 def test_daily_deal_and_leaderboards(client: TestClient) -> None:
