@@ -27,6 +27,7 @@ from server.api.hub import Hub
 from server.api.openapi import openapi, ws_schemas
 from server.api.ratelimit import BucketMap
 from server.api.rest import PREFIX, routes
+from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
 from server.limits import ensure_open_files
 from server.race.authority import RaceAuthority, RaceConfig
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.settings = settings
         app.state.http_limiter = BucketMap(settings.http_rate, settings.http_burst)
         close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url)
+        close_solver = await attach_solver(authority)
         ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
         try:
             yield
@@ -100,6 +102,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             ticker.cancel()
             await asyncio.gather(ticker, return_exceptions=True)
             await close_h2h()
+            await close_solver()
             await hub.close()
             await store.close()
 
@@ -111,6 +114,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
             *routes(),
             *h2h_routes(),
+            *solver_routes(),
             WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
         ],
         exception_handlers=exception_handlers,

@@ -55,6 +55,9 @@ class CreateRoom(_In):
     time_limit_s: int = Field(900, ge=10, le=14400)
     visibility: Literal["public", "private"] = "public"
     countdown_s: int = Field(3, ge=0, le=60)
+    hints: bool = Field(False, description="racers may ask for hints (practice rooms)")
+    winnable_only: bool = Field(
+        False, description="deal (and redeal key) proved winnable by the solver")
 
 
 class CreatedRoom(_In):

@@ -27,6 +27,7 @@ compare-and-set makes each transition (and its events) happen exactly once.
 
 from __future__ import annotations
 
+from .assist import Assist
 from .core import RaceConfig, RoomOptions
 from .lobby import Lobby
 from .play import Play
@@ -34,7 +35,7 @@ from .play import Play
 __all__ = ["RaceAuthority", "RaceConfig", "RoomOptions"]
 
 
-class RaceAuthority(Lobby, Play):
+class RaceAuthority(Lobby, Play, Assist):
     """The authority over every room of one store; one instance per process.
 
     Construct with ``RaceAuthority(store, RaceConfig(...))``. Every public

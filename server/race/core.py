@@ -24,6 +24,7 @@ from server.rules import (
     position_to_json,
     replay,
 )
+from server.solver import SolverPool
 from server.store.base import Store, VersionConflict
 
 from . import errors as err
@@ -77,6 +78,10 @@ class RoomOptions:
     """Internal (not on the wire): replay a recorded game's redeals (ghost rooms)."""
     ranked: bool = True
     """Internal: whether final results feed the leaderboards (ghost rooms: no)."""
+    hints: bool = False
+    """Racers may ask the solver for a hint (practice rooms; issue 7)."""
+    winnable_only: bool = False
+    """Draw a deal (and redeal key) the solver proves winnable (issue 7)."""
 
 
 def rules_view(rules: RuleSet) -> RulesView:
@@ -93,6 +98,8 @@ class AuthorityCore:
         self._games: OrderedDict[tuple[str, str], Game] = OrderedDict()
         self._rules: dict[str, RuleSet] = {}
         self._fresh_cards: dict[str, int] = {}
+        self.solver: SolverPool | None = None
+        """Process pool for solver jobs (hints, winnable deals, par); set by the app."""
         self.race_over_hooks: list[Callable[[RoomRecord, list[RacerView]], Awaitable[None]]] = []
         """Called once per race, by the process that ended it (leaderboards feed)."""
 
@@ -173,6 +180,7 @@ class AuthorityCore:
             race_clock_ms=self._clock(room, now),
             racers=[self._racer_view(room, e, racers.get(e.id)) for e in room.roster],
             seq=await self.store.last_seq(room.id),
+            hints=room.hints, winnable_only=room.winnable_only,
         )
 
     def _game_view(self, room: RoomRecord, racer: RacerRecord, game: Game, now: int) -> GameView:

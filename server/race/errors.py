@@ -14,6 +14,7 @@ __all__ = [
     "AuthForbidden",
     "AuthInvalidToken",
     "AuthMissing",
+    "HintsOff",
     "MoveIllegal",
     "MoveInvalid",
     "MoveStaleVersion",
@@ -28,6 +29,7 @@ __all__ = [
     "RoomNotRacing",
     "RoomNotWaiting",
     "RoomOver",
+    "SolverBusy",
 ]
 
 
@@ -73,5 +75,8 @@ RacerNameTaken = _error("RacerNameTaken", "racer/name_taken", 409,
 RacerFinished = _error("RacerFinished", "racer/finished", 409, "The racer's result is final.")
 MoveInvalid = _error("MoveInvalid", "move/invalid", 400, "Move text or JSON that does not parse.")
 MoveIllegal = _error("MoveIllegal", "move/illegal", 422, "The rules refuse the move here.")
+HintsOff = _error("HintsOff", "room/hints_off", 403,
+                  "A hint in a room created without the hints option.")
+SolverBusy = _error("SolverBusy", "solver/busy", 503, "The solver did not answer in time.")
 MoveStaleVersion = _error("MoveStaleVersion", "move/stale_version", 409,
                           "expected_version is not the game's version; details.game is current.")

@@ -134,7 +134,11 @@ class Play(AuthorityCore):
         room, _, _now = await self._load(ref)
         racers = await self._racers(room)
         views = [self._racer_view(room, e, racers.get(e.id)) for e in room.roster]
-        return Standings(final=room.state == "over", standings=rank_standings(views))
+        table = rank_standings(views)
+        if room.par is not None:
+            table = [s.model_copy(update={"to_par": room.par - s.foundation_cards})
+                     for s in table]
+        return Standings(final=room.state == "over", standings=table, par=room.par)
 
     async def replay(self, ref: str, racer_id: str) -> Replay:
         """A racer's move log with race-clock times; the redeal key once the race

@@ -52,6 +52,10 @@ class RoomRecord(_Record):
     ended_ms: int | None = None
     roster: list[RosterEntry] = []
     joins: int = 0
+    hints: bool = False
+    winnable_only: bool = False
+    par: int | None = None
+    """Most foundation cards possible with the room's redeals (solver; issue 7)."""
 
     def entry(self, racer_id: str) -> RosterEntry | None:
         """The roster entry of ``racer_id``, or ``None``."""

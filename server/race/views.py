@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "Ack",
     "GameView",
+    "HintView",
     "PositionView",
     "RacerStatus",
     "RacerView",
@@ -88,6 +89,9 @@ class RoomView(_View):
     race_clock_ms: int | None = Field(description="ms since the start (null before it)")
     racers: list[RacerView]
     seq: int = Field(description="sequence number of the room's latest event")
+    hints: bool = Field(False, description="racers may ask for hints (GET …/hint)")
+    winnable_only: bool = Field(
+        False, description="the deal and redeal key were proved winnable by the solver")
 
 
 class PositionView(_View):
@@ -142,6 +146,7 @@ class Standing(_View):
     final: bool
     points: int = Field(description="seed 003: 5 per foundation card; a win adds 500 "
                         "and max(0, 1200 − whole seconds of the reach time)")
+    to_par: int | None = Field(None, description="par − foundation cards (null: par unknown)")
 
 
 class Standings(_View):
@@ -149,6 +154,17 @@ class Standings(_View):
 
     final: bool
     standings: list[Standing]
+    par: int | None = Field(
+        None, description="most foundation cards possible on this deal with these redeals "
+        "(solver); known once the race is over, or from the start in winnable-only rooms")
+
+
+class HintView(_View):
+    """A suggested move for the racer's position (advisory: nothing is played)."""
+
+    racer: str
+    version: int = Field(description="the game version the hint is for")
+    move: str | None = Field(description="text notation; null when no move is left")
 
 
 class ReplayMove(_View):

@@ -1,0 +1,74 @@
+"""REST route of the solver (issue 7): ``GET …/racers/{racer}/hint``.
+
+Mounted by :func:`solver_routes`; :func:`attach_solver` starts the solver's
+process pool (``authority.solver``) and the race-over hook that stores each
+room's par. :data:`SOLVER_ENDPOINTS` also feeds the OpenAPI document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from server.race.assist import par_hook
+from server.race.authority import RaceAuthority
+from server.race.views import HintView
+from server.solver import SolverPool
+
+from .errors import RateLimited
+from .ratelimit import BucketMap
+from .rest import PREFIX, Endpoint, bearer_token
+
+__all__ = ["SOLVER_ENDPOINTS", "attach_solver", "solver_routes"]
+
+
+async def attach_solver(authority: RaceAuthority,
+                        workers: int = 1) -> Callable[[], Awaitable[None]]:
+    """Give ``authority`` a solver pool and the par hook; returns the coroutine
+    function that stops the pool (call it at shutdown)."""
+    pool = SolverPool(workers=workers)
+    authority.solver = pool
+    authority.race_over_hooks.append(par_hook(authority))
+
+    async def close() -> None:
+        authority.solver = None
+        pool.close()
+
+    return close
+
+
+async def hint(request: Request, _: None) -> HintView:
+    p = request.path_params
+    authority = cast(RaceAuthority, request.app.state.authority)
+    return await authority.hint(p["room"], p["racer"], bearer_token(request.headers))
+
+
+SOLVER_ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("GET", "/rooms/{room}/racers/{racer}/hint",
+             "A suggested move (rooms created with hints)", hint, None, HintView,
+             auth="racer",
+             errors=("auth/missing", "room/not_found", "racer/not_found",
+                     "auth/invalid_token", "auth/forbidden", "room/not_racing", "room/over",
+                     "racer/finished", "room/hints_off", "solver/busy")),
+)
+"""The solver's REST routes."""
+
+
+def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+    async def handle(request: Request) -> Response:
+        limiter: BucketMap = request.app.state.http_limiter
+        if not limiter.take(request.client.host if request.client else "-"):
+            raise RateLimited("too many requests; slow down")
+        result: Any = await endpoint.handler(request, None)
+        return JSONResponse(result.model_dump(mode="json"), status_code=endpoint.status)
+
+    return handle
+
+
+def solver_routes() -> list[Route]:
+    """Starlette routes of :data:`SOLVER_ENDPOINTS`, under ``/api/v1``."""
+    return [Route(PREFIX + ep.path, _wrap(ep), methods=[ep.method]) for ep in SOLVER_ENDPOINTS]
