@@ -189,3 +189,16 @@ def test_openapi_lists_the_head_to_head_routes() -> None:
     assert "`replay/forged`" in paths[f"{API}/replays/check"]["post"]["responses"]["422"][
         "description"]
     assert "LeaderboardView" in openapi()["components"]["schemas"]
+
+
+def test_every_head_to_head_route_is_documented() -> None:
+    from pathlib import Path
+
+    from server.api.h2h_routes import H2H_ENDPOINTS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    for ep in H2H_ENDPOINTS:
+        path = ep.path
+        if path.endswith("/{date}"):
+            path = path[: -len("/{date}")] + "[/{date}]"
+        assert f"`{ep.method} {path}" in doc, ep.path
