@@ -11,7 +11,6 @@ import sys
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
 from .api import ApiError, LucieClient
-from .board.app import RaceApp, Seat
 from .bot import bot_name, run_bot
 from .common import Subparsers, add_server_arg, resolved_server
 from .embedded import ensure_server
@@ -37,6 +36,8 @@ def _deal(text: str) -> int | str:
 
 async def race(args: argparse.Namespace, url: str) -> int:
     """Create or join the room the arguments ask for, then run the board."""
+    from .board.app import RaceApp, Seat  # Textual loads only for the board
+
     bots: list[asyncio.Task[object]] = []
     async with LucieClient(url) as client:
         host_token = None

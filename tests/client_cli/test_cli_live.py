@@ -1,59 +1,78 @@
-"""``lucie rooms / results / replay / bot`` as processes against a real server."""
+"""``lucie rooms / results / replay / bot`` against a real server.
+
+``lucie bot`` runs as its own process (it races until its result is final);
+the read-only commands run in-process through ``client_cli.cli.main``.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 
-from client_cli.api import LucieClient
+import pytest
+
+from client_cli.api import GameView, LucieClient
+from client_cli.cli import main
 
 from .helpers import play_moves
 
 
-async def _lucie(url: str, *argv: str) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "client_cli.cli", *argv, "--server", url,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
-    return proc.returncode or 0, out.decode(), err.decode()
+def _lucie(capsys: pytest.CaptureFixture[str], url: str, *argv: str) -> tuple[int, str, str]:
+    rc = main([*argv, "--server", url])
+    out, err = capsys.readouterr()
+    return rc, out, err
 
 
-async def test_rooms_results_replay_and_bots(lucie_server: str) -> None:
-    async with LucieClient(lucie_server) as client:
+async def _race_with_bots(url: str) -> tuple[str, GameView]:
+    """A room where ann plays one move and resigns while two ``lucie bot`` processes race."""
+    async with LucieClient(url) as client:
         created = await client.create_room(deal=4, countdown_s=0, visibility="public")
         code = created.room.code
         ann = await client.join(code, "ann")
-        rc, out, _ = await _lucie(lucie_server, "rooms")
-        assert rc == 0 and code in out
-
-        bots = asyncio.create_task(_lucie(lucie_server, "bot", code, "--count", "2",
-                                          "--think", "0"))
-        for _ in range(200):
+        bots = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "client_cli.cli", "bot", code, "--count", "2", "--think", "0",
+            "--server", url, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(300):
             if len((await client.get_room(code)).racers) == 3:
                 break
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.02)
         await client.start(code, created.host_token)
-        for _ in range(200):
+        for _ in range(300):
             game = await client.game(code, ann.racer.id, ann.token)
             if game.status == "playing":
                 break
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.02)
         await client.move(code, ann.racer.id, ann.token, play_moves(game)[0], game.version)
         await client.resign(code, ann.racer.id, ann.token)
-        rc, out, err = await bots
-        assert rc == 0, err
-        assert "Bots" in out and out.count("bot-") >= 2
+        out, err = await asyncio.wait_for(bots.communicate(), 60)
+        assert bots.returncode == 0, err.decode()
+        assert "Bots" in out.decode() and out.decode().count("bot-") >= 2
+        return code, game
 
-        rc, out, _ = await _lucie(lucie_server, "results", code)
-        assert rc == 0 and "final results" in out and "ann" in out
-        rc, out, _ = await _lucie(lucie_server, "replay", code, "ann")
-        assert rc == 0 and play_moves(game)[0] in out and "redeal key" in out
-        rc, out, _ = await _lucie(lucie_server, "replay", code, "ann", "--json")
-        doc = json.loads(out)
-        assert rc == 0 and doc["moves"][0]["move"] == play_moves(game)[0]
-        assert doc["redeal_key"]  # revealed once the race is over
-        rc, _, err = await _lucie(lucie_server, "replay", code, "nobody")
-        assert rc == 1 and "no racer 'nobody'" in err and "Traceback" not in err
-        rc, _, err = await _lucie(lucie_server, "results", "NOSUCHROOM")
-        assert rc == 1 and "Traceback" not in err
+
+def test_rooms_results_replay_and_bots(lucie_server: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    async def waiting_room() -> str:
+        async with LucieClient(lucie_server) as client:
+            return (await client.create_room(deal=4, visibility="public")).room.code
+
+    waiting = asyncio.run(waiting_room())
+    rc, out, _ = _lucie(capsys, lucie_server, "rooms")
+    assert rc == 0 and waiting in out
+
+    code, game = asyncio.run(_race_with_bots(lucie_server))
+    first = play_moves(game)[0]
+    rc, out, _ = _lucie(capsys, lucie_server, "results", code)
+    assert rc == 0 and "final results" in out and "ann" in out
+    rc, out, _ = _lucie(capsys, lucie_server, "replay", code, "ann")
+    assert rc == 0 and first in out and "redeal key" in out
+    rc, out, _ = _lucie(capsys, lucie_server, "replay", code, "ann", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["moves"][0]["move"] == first
+    assert doc["redeal_key"]  # revealed once the race is over
+    rc, _, err = _lucie(capsys, lucie_server, "replay", code, "nobody")
+    assert rc == 1 and "no racer 'nobody'" in err
+    rc, _, err = _lucie(capsys, lucie_server, "results", "NOSUCHROOM")
+    assert rc == 1 and "lucie results:" in err
