@@ -196,6 +196,17 @@ class AuthorityCore:
             reach_time_ms=racer.reach_time_ms, race_clock_ms=self._clock(room, now),
         )
 
+    @staticmethod
+    def _standings(room: RoomRecord, views: list[RacerView]) -> Standings:
+        """The ranked table (rules.md, "Race ranking"), with ``to_par`` when the
+        room knows its par; ``final`` once the race is over. One place for the
+        ``race_over`` event and ``GET …/standings``, so both always agree."""
+        table = rank_standings(views)
+        if room.par is not None:
+            table = [s.model_copy(update={"to_par": room.par - s.foundation_cards})
+                     for s in table]
+        return Standings(final=room.state == "over", standings=table, par=room.par)
+
     def _event(self, room: RoomRecord, now: int, type_: str, **data: Any) -> dict[str, Any]:
         return {"type": type_, "race_clock_ms": self._clock(room, now), **data}
 
@@ -268,7 +279,7 @@ class AuthorityCore:
             ended = min(now, room.start_at_ms + room.time_limit_ms)
             over = room.model_copy(update={"state": "over", "ended_ms": ended})
             views = [self._racer_view(over, e, racers.get(e.id)) for e in room.roster]
-            table = Standings(final=True, standings=rank_standings(views))
+            table = self._standings(over, views)
             event = self._event(over, now, "race_over", **table.model_dump(mode="json"))
             try:
                 await self.store.save_room(room_id, over.model_dump(mode="json"), got.rev, [event])

@@ -14,7 +14,6 @@ from server.store.base import VersionConflict
 
 from . import errors as err
 from .core import AuthorityCore, rules_view
-from .ranking import standings as rank_standings
 from .state import RacerRecord, RoomRecord
 from .views import (
     Ack,
@@ -134,11 +133,7 @@ class Play(AuthorityCore):
         room, _, _now = await self._load(ref)
         racers = await self._racers(room)
         views = [self._racer_view(room, e, racers.get(e.id)) for e in room.roster]
-        table = rank_standings(views)
-        if room.par is not None:
-            table = [s.model_copy(update={"to_par": room.par - s.foundation_cards})
-                     for s in table]
-        return Standings(final=room.state == "over", standings=table, par=room.par)
+        return self._standings(room, views)
 
     async def replay(self, ref: str, racer_id: str) -> Replay:
         """A racer's move log with race-clock times; the redeal key once the race
