@@ -18,7 +18,8 @@ probability ``LOAD_RECONNECT`` after each move (``WS reconnect``).
 
 Environment: ``LOAD_HOSTS`` (comma-separated base URLs; users spread over
 them, default Locust's ``--host``), ``LOAD_ROOM_SIZE`` (8), ``LOAD_FILL_WAIT_S``
-(3), ``LOAD_ACK_TIMEOUT_S`` (10), ``LOAD_BOTS`` / ``LOAD_SPECTATORS`` (fixed
+(3), ``LOAD_CREATE_WAIT_S`` (2: how long a racer waits for a room being created
+before creating one), ``LOAD_ACK_TIMEOUT_S`` (10), ``LOAD_BOTS`` / ``LOAD_SPECTATORS`` (fixed
 numbers of those users), ``LOAD_SEED``.
 """
 
@@ -52,6 +53,7 @@ ACK_TIMEOUT_S = _env("LOAD_ACK_TIMEOUT_S", 10)
 RECV_TIMEOUT_S = _env("LOAD_RECV_TIMEOUT_S", 15)
 RECONNECT = _env("LOAD_RECONNECT", 0.01)
 WATCH_S = _env("LOAD_WATCH_S", 30)
+CREATE_WAIT_S = _env("LOAD_CREATE_WAIT_S", 2)
 POOL = RoomPool()
 _host_cycle = itertools.cycle(HOSTS) if HOSTS else None
 _rng = random.Random(os.environ.get("LOAD_SEED"))
@@ -138,9 +140,17 @@ class _RoomUser(FastHttpUser):
 
     def _seat(self, capacity: int) -> tuple[Room, str | None, str, str] | None:
         """A seat: join a waiting room of this process, else create one (and host it)."""
+        deadline = time.monotonic() + CREATE_WAIT_S
         room = POOL.take_seat()
+        while room is None and POOL.creating and time.monotonic() < deadline:
+            gevent.sleep(0.05)
+            room = POOL.take_seat()
         if room is None:
-            return self._create(capacity)
+            POOL.creating += 1
+            try:
+                return self._create(capacity)
+            finally:
+                POOL.creating -= 1
         joined = self._join(room)
         if joined is None:
             POOL.give_back(room)

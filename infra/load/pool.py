@@ -39,6 +39,9 @@ class RoomPool:
         self._waiting: list[Room] = []
         self._racing: dict[str, Room] = {}
         self._rng = rng or random.Random()
+        self.creating = 0
+        """Rooms being created right now (a racer waits briefly for one rather than
+        create another, so rooms fill up to their capacity)."""
 
     def take_seat(self) -> Room | None:
         """A seat in a waiting room (counted), or ``None``: create a room."""

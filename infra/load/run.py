@@ -17,6 +17,11 @@ Profiles:
 - ``smoke`` — a few racers at bot pace for 8 s (the test suite's check).
 
 Without ``--profile``: ``embedded``, and ``redis`` too when ``REDIS_URL`` is set.
+``--py-spy`` samples each server process for up to 30 s of the steady state
+and writes ``<profile>-hotspots.md`` (the functions it spends its time in).
+``--nice N`` runs the servers and Locust at niceness N, each in its own session
+and scheduler autogroup (negative needs root): on a machine shared with
+other busy programs it approximates a dedicated one.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,7 +39,8 @@ from urllib.parse import urlsplit
 
 import psutil
 
-from .servers import REPO, ServerGroup
+from .hotspots import hotspots_markdown
+from .servers import REPO, ServerGroup, prioritise
 from .summary import machine, markdown_table, read_stats, summarize
 
 __all__ = ["PROFILES", "Profile", "main", "run_profile"]
@@ -56,6 +63,7 @@ class Profile:
     spawn_rate: float = 50.0
     human_pace_s: float = 2.0
     locust_processes: int = 1
+    nice: int = 0
 
 
 PROFILES = {
@@ -91,13 +99,15 @@ def _locust_cmd(p: Profile, hosts: list[str], out: Path) -> list[str]:
     return cmd + classes
 
 
-def run_profile(p: Profile, out: Path, redis_url: str | None = None) -> dict[str, object]:
+def run_profile(p: Profile, out: Path, redis_url: str | None = None,
+                py_spy: bool = False) -> dict[str, object]:
     """Run profile ``p`` against servers it starts; return its capacity row."""
     out.mkdir(parents=True, exist_ok=True)
     if p.redis:
         redis_url = redis_url or "redis://127.0.0.1:6379/13"
         _check_loopback_redis(redis_url)
-    with ServerGroup(p.processes, redis_url if p.redis else None, log_dir=out / p.name) as group:
+    with ServerGroup(p.processes, redis_url if p.redis else None, log_dir=out / p.name,
+                     nice=p.nice) as group:
         env = {**os.environ, "PYTHONPATH": str(REPO), "LOAD_HOSTS": ",".join(group.urls),
                "LOAD_BOTS": str(p.bots), "LOAD_SPECTATORS": str(p.spectators),
                "LOAD_HUMAN_PACE_S": str(p.human_pace_s)}
@@ -110,17 +120,60 @@ def run_profile(p: Profile, out: Path, redis_url: str | None = None) -> dict[str
               f"{p.duration_s} s", flush=True)
         with (out / f"{p.name}-locust.log").open("wb") as log:
             proc = subprocess.Popen(_locust_cmd(p, group.urls, out), cwd=REPO, env=env,
-                                    stdout=log, stderr=subprocess.STDOUT)
+                                    stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+            prioritise(proc.pid, p.nice)
+            spies = _spy(group.pids, out / p.name, started + spawn_s + 5,
+                         min(30.0, p.duration_s - spawn_s - 10)) if py_spy else []
             load_cpu = _watch_cpu(proc, started + spawn_s + 5, p.duration_s + 60)
+            _hotspots(spies, out / f"{p.name}-hotspots.md")
         rows = read_stats(out / f"{p.name}_stats.csv")
         row = summarize(p.name, rows, group.samples, steady_from=started + spawn_s + 5,
                         baseline_rss=baseline, racers=p.racers + p.bots,
                         connections=p.racers + p.bots + p.spectators, load_cpu=load_cpu,
                         machine_cpu=group.machine)
     row["duration_s"], row["steady_s"] = p.duration_s, round(p.duration_s - spawn_s, 1)
-    row["locust_processes"] = p.locust_processes
+    row["locust_processes"], row["nice"] = p.locust_processes, p.nice
     (out / f"{p.name}.json").write_text(json.dumps(row, indent=2) + "\n")
     return row
+
+
+def _spy(pids: list[int], prefix: Path, at: float, seconds: float) -> list[Path]:
+    """Start ``py-spy record`` on each server at monotonic time ``at`` (a thread)."""
+    if seconds < 3:
+        return []
+    spy = Path(sys.executable).with_name("py-spy")
+    outs = [prefix.with_name(f"{prefix.name}-server-{i}.folded") for i in range(len(pids))]
+
+    def record() -> None:
+        time.sleep(max(0.0, at - time.monotonic()))
+        procs = [subprocess.Popen([str(spy), "record", "--pid", str(pid), "--duration",
+                                   str(int(seconds)), "--rate", "100", "--nonblocking",
+                                   "--format", "raw", "-o", str(o)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for pid, o in zip(pids, outs, strict=True)]
+        for proc in procs:
+            try:
+                proc.wait(seconds + 30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    thread = threading.Thread(target=record, name="py-spy", daemon=True)
+    thread.start()
+    _SPIES.append(thread)
+    return outs
+
+
+_SPIES: list[threading.Thread] = []
+
+
+def _hotspots(outs: list[Path], path: Path) -> None:
+    for thread in _SPIES:
+        thread.join(60)
+    _SPIES.clear()
+    found = [hotspots_markdown(o) for o in outs if o.exists()]
+    if found:
+        path.write_text("\n".join(found))
 
 
 def _watch_cpu(proc: subprocess.Popen[bytes], steady_from: float, limit_s: float) -> float | None:
@@ -160,6 +213,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--spawn-rate", type=float)
     ap.add_argument("--pace", type=float, dest="human_pace_s", help="seconds between moves")
     ap.add_argument("--locust-processes", type=int, help="Locust --processes (load generator)")
+    ap.add_argument("--nice", type=int, help="niceness of servers and Locust (negative: root)")
+    ap.add_argument("--py-spy", action="store_true", help="profile the servers (py-spy)")
     ap.add_argument("--out", type=Path, default=REPO / "results")
     return ap
 
@@ -170,10 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     redis_url = os.environ.get("REDIS_URL")
     names = args.profile or (["embedded", "redis"] if redis_url else ["embedded"])
     overrides = {k: v for k, v in vars(args).items()
-                 if k not in ("profile", "out") and v is not None}
+                 if k not in ("profile", "out", "py_spy") and v is not None}
     rows = []
     for name in names:
-        row = run_profile(replace(PROFILES[name], **overrides), args.out, redis_url)
+        row = run_profile(replace(PROFILES[name], **overrides), args.out, redis_url,
+                          py_spy=args.py_spy)
         rows.append(row)
         print(json.dumps(row), flush=True)
     table = markdown_table(rows)
