@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .wire import Api
+from .wire import Api, open_socket, recv_until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -71,7 +71,11 @@ async def test_moves_after_the_time_limit(url: str) -> None:
     room, host = await api.create(deal=21, countdown_s=0, time_limit_s=10)
     a, ta = await api.join(room["id"], "ada")
     await api.start(room["id"], host)
-    await asyncio.sleep(10.2)
+    async with open_socket(api.url, room["id"]) as spectator:
+        # nobody calls the server: the background sweep ends the race on time
+        over = await asyncio.wait_for(recv_until(spectator, "event", type_="race_over"), 15)
+    assert over["d"]["race_clock_ms"] == 10_000
+    assert over["d"]["standings"][0]["status"] == "timed_out"
     r = await api.http.post(f"/rooms/{room['id']}/racers/{a}/moves", headers=_bearer(ta),
                             json={"move": "a", "expected_version": 0, "client_move_id": "z"})
     assert (r.status_code, r.json()["error"]["code"]) == (409, "room/over")
