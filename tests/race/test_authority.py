@@ -248,3 +248,22 @@ async def test_leaving_during_the_countdown(race: RaceAuthority) -> None:
     await race.leave(room.id, b.id, tb)
     view = await race.get_room(room.id)
     assert view.state == "waiting" and view.racers == []
+
+
+async def test_rooms_expire_after_the_race(race: RaceAuthority, store: ClockStore) -> None:
+    room_id, _, [(a, ta)] = await _racing(race, 1)
+    await race.resign(room_id, a.id, ta)
+    assert (await race.get_room(room_id)).state == "over"
+    store.advance(race.config.ended_ttl_ms - 1000)
+    assert (await race.standings(room_id)).final
+    store.advance(2000)
+    with pytest.raises(err.RoomNotFound):
+        await race.get_room(room_id)
+    assert room_id not in await store.room_ids()
+
+
+async def test_waiting_rooms_expire(race: RaceAuthority, store: ClockStore) -> None:
+    room, _ = await race.create_room(RoomOptions())
+    store.advance(race.config.waiting_ttl_ms + 1)
+    with pytest.raises(err.RoomNotFound):
+        await race.get_room(room.code)
