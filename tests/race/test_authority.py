@@ -267,3 +267,22 @@ async def test_waiting_rooms_expire(race: RaceAuthority, store: ClockStore) -> N
     store.advance(race.config.waiting_ttl_ms + 1)
     with pytest.raises(err.RoomNotFound):
         await race.get_room(room.code)
+
+
+async def test_stuck_with_undo_is_not_final(race: RaceAuthority, store: ClockStore) -> None:
+    room_id, _, [(a, ta), (b, tb)] = await _racing(race, 2)  # undo allowed (default)
+    rules = (await race.get_room(room_id)).rules.model_dump()
+    game = await race.game(room_id, a.id)
+    n = 0
+    while (move := pick_move(rules, game.model_dump())) is not None:
+        n += 1
+        game = (await race.move(room_id, a.id, ta, move, game.version, f"g{n}")).game
+    if game.status == "won":
+        pytest.skip("the greedy racer won this deal")
+    assert game.status == "stuck" and not game.final and game.can_undo
+    assert not (await race.standings(room_id)).final
+    undone = await race.move(room_id, a.id, ta, "u", game.version, "undo")
+    assert undone.game.status == "playing" and not undone.game.final
+    await race.resign(room_id, a.id, ta)
+    await race.resign(room_id, b.id, tb)
+    assert (await race.standings(room_id)).final
