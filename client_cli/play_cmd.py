@@ -162,7 +162,7 @@ def add_parser(sub: Subparsers) -> None:
 
     p = sub.add_parser("watch", help="watch a room's race live",
                        description="Spectate a room: every racer's progress live, and the "
-                       "leading racer's board.",
+                       "leading racer's board (type w NAME and Enter to watch another racer).",
                        epilog="examples:\n  lucie watch ABCD", formatter_class=fmt)
     p.add_argument("code", help="room code (or id)")
     add_server_arg(p)

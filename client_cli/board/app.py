@@ -108,7 +108,8 @@ class RaceApp(Controls, App[int]):
         yield self.w_fans
         yield self.w_opponents
         yield self.w_message
-        yield Input(placeholder=f"move: {HELP}", id="move")
+        hint = f"move: {HELP}" if self.seat.racer else "w NAME: watch that racer's board · q quit"
+        yield Input(placeholder=hint, id="move")
 
     async def on_mount(self) -> None:
         self.query_one("#move", Input).focus()

@@ -40,11 +40,14 @@ class _Board(Protocol):
     selected: tuple[int, str | None] | None
     targets: set[str]
     pending_move: str | None
+    watched: str | None
 
     def say(self, text: str, kind: str = "") -> None: ...
     def _render_board(self) -> None: ...
     def _render_all(self) -> None: ...
     def _set_game(self, game: GameView) -> None: ...
+    async def _refresh_game(self) -> None: ...
+    async def _watch(self, name: str) -> None: ...
     def _ask_quit(self) -> None: ...
     async def _resign_and_exit(self) -> None: ...
     async def _start(self) -> None: ...
@@ -69,6 +72,8 @@ class Controls:
 
     selected: tuple[int, str | None] | None
     pending_move: str | None
+    watched: str | None
+    game: GameView | None
 
     async def on_input_submitted(self: _Board, event: Input.Submitted) -> None:
         text = event.value.strip()
@@ -80,6 +85,8 @@ class Controls:
             self._ask_quit()
         elif low in ("s", "start"):
             await self._start()
+        elif low.startswith("w ") and self.seat.racer is None:
+            await self._watch(text[2:].strip())
         elif low in ("ready", "unready"):
             await self.conn.ready(low == "ready")
             self.say("ready: the race starts when every racer is ready" if low == "ready"
@@ -91,6 +98,19 @@ class Controls:
                 self.say(str(exc), "refused")
                 return
             self._send(str(move))
+
+    async def _watch(self: _Board, name: str) -> None:
+        """Spectators: show racer ``name``'s board (``w NAME``)."""
+        racer = next((r for r in self.racers.values() if r.name.lower() == name.lower()), None)
+        if racer is None:
+            names = ", ".join(r.name for r in self.racers.values()) or "nobody yet"
+            self.say(f"no racer {name!r} (racers: {names})", "refused")
+            return
+        self.watched = racer.id
+        self.game = None
+        await self._refresh_game()
+        self.say(f"watching {racer.name}", "ok")
+        self._render_all()
 
     def action_leave(self: _Board) -> None:
         """Ctrl+Q: the same as typing ``q``."""

@@ -169,6 +169,8 @@ async def test_room_gone_and_watching(lucie_server: str) -> None:
         await client.move(room, ann.racer.id, ann.token, play_moves(game)[0], game.version)
         await until(lambda: watcher.racers[ann.racer.id].moves == 1, what="progress seen")
         assert "watching ann" in text_of(watcher, "#status")
+        await pilot.press(*keys("w nobody"), "enter")
+        await until(lambda: "no racer 'nobody'" in text_of(watcher, "#message"), what="w NAME")
         await pilot.press(*keys("8f"), "enter")
         await until(lambda: "spectators cannot move" in text_of(watcher, "#message")
                     or "not started" in text_of(watcher, "#message"), what="spectator refusal")
