@@ -149,7 +149,7 @@ async def test_results_table_at_the_end_and_quit_confirm(lucie_server: str) -> N
         assert first[:3] == ["1", "ann", "1"]
         await pilot.press("q")
         await until(lambda: not app.is_running, what="exit")
-    assert app.return_code == 0
+    assert app.return_value == 0
 
 
 async def test_room_gone_and_watching(lucie_server: str) -> None:
