@@ -147,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         create_app(settings), host=settings.host, port=settings.port,
         log_level=settings.log_level, ws_max_size=settings.max_message,
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
+        ws=settings.ws_impl,  # type: ignore[arg-type]
         ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
         server_header=False,
     )

@@ -21,6 +21,8 @@ variable                    default   meaning
 ``LUCIE_PING_INTERVAL``     20        seconds between WebSocket pings (dead peers)
 ``LUCIE_PING_TIMEOUT``      20        seconds to wait for a pong before closing
 ``LUCIE_WS_COMPRESSION``    0         1: offer permessage-deflate (costs CPU per message)
+``LUCIE_WS_IMPL``           auto      uvicorn WebSocket implementation (auto, websockets,
+                                      websockets-sansio, wsproto)
 ``LUCIE_TICK_MS``           250       room timer sweep period, ms
 ``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
 ``LUCIE_WAITING_TTL_S``     21600     rooms that never start vanish after this
@@ -54,6 +56,7 @@ class Settings:
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
     ws_compression: bool = False
+    ws_impl: str = "auto"
     tick_ms: int = 250
     ended_ttl_s: int = 3600
     waiting_ttl_s: int = 21_600
@@ -95,5 +98,8 @@ class Settings:
                 raise ValueError(f"{name} must be positive")
         if not 0 < self.port < 65536:
             raise ValueError("port must be 1…65535")
+        if self.ws_impl not in ("auto", "websockets", "websockets-sansio", "wsproto"):
+            raise ValueError(f"ws_impl {self.ws_impl!r}: auto, websockets, websockets-sansio "
+                             "or wsproto")
         if self.ws_rate <= 0 or self.http_rate <= 0:
             raise ValueError("rates must be positive")
