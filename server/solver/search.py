@@ -18,10 +18,11 @@ because any change in the fans changes what a later redeal lays out:
 * a safe move is played alone: a top card to its foundation when nothing
   could still be built on it (always under ``down-suit``; under the
   any-suit builds once the neighbour ranks of the other suits are up),
-  and, under ``down-suit`` without king moves, a build onto a card that can
-  only ever leave to the foundation (a king, a card whose successor lies
-  below it in the same fan: seed ``004``'s "onto a king", "onto a sequence")
-  or onto a one-card fan (seed ``004``);
+  and, under ``down-suit``, a build onto a card that can only ever leave to
+  the foundation (a king — in ``the-fan`` only a king alone in its fan —, a
+  card whose successor lies below it in the same fan: seed ``004``'s "onto
+  a king", "onto a sequence") or, without king moves, onto a one-card fan
+  (seed ``004``);
 * a dead position (a locked card, :mod:`server.solver.deadlock`) is cut:
   in known-redeals mode any lock in the last layout loses, in one-layout
   mode the bound drops;
@@ -48,6 +49,10 @@ MAX_DEPTH: Final = 600
 """Longest line searched; a search that reaches it is not complete (any-suit
 builds let cards wander between fans)."""
 _ALL_LIVE: Final = (LIVE, LIVE, LIVE, LIVE)
+
+
+if sys.getrecursionlimit() < 3 * MAX_DEPTH:  # the search recurses once per move of the line
+    sys.setrecursionlimit(3 * MAX_DEPTH)
 
 
 class OutOfBudget(Exception):
@@ -94,8 +99,6 @@ class Search:
         self.dead: list[int] | tuple[int, ...] = _ALL_LIVE
         self.capped = False
         self._merci_now = False
-        if sys.getrecursionlimit() < 20000:
-            sys.setrecursionlimit(20000)
 
     # -- budget --------------------------------------------------------------------
 
@@ -187,8 +190,9 @@ class Search:
                 c = f[-1]
                 if found[c // 13] == c % 13 and self._foundation_safe(c):
                     return b.play(i, TO_FOUNDATION)
-        if not (builds and self.down_suit and not self.king_fill):
+        if not (builds and self.down_suit):
             return None
+        king_fill = self.king_fill
         for i, f in enumerate(fans):
             if not f:
                 continue
@@ -200,7 +204,11 @@ class Search:
             j = loc[x]
             if j < 0 or fans[j][-1] != x:
                 continue
-            if r == 11 or len(fans[j]) == 1 or loc[x + 1] == j:
+            lone = len(fans[j]) == 1
+            # onto a king: it never moves (the-fan: unless it covers cards);
+            # onto a card over its own successor; onto a lone card (not the-fan)
+            free = lone and not king_fill
+            if (lone or not king_fill) if r == 11 else (free or loc[x + 1] == j):
                 return b.play(i, j)
         return None
 
