@@ -98,13 +98,21 @@ _LBL_LEAVING = re.compile(r"leaving (\d+) on the tableau")
 _LBL_TIME = re.compile(r"(?:exhausted|solved) in ([0-9.]+)ms")
 
 
-def _lblsolve(lbl_dir: Path, number: int) -> tuple[int, float]:
-    """lblsolve's first-layout foundation count and its reported time (s)."""
+LBLSOLVE_TIMEOUT = 300.0
+"""Seconds after which an lblsolve run is stopped (its count is then unknown)."""
+
+
+def _lblsolve(lbl_dir: Path, number: int) -> tuple[int | None, float]:
+    """lblsolve's first-layout foundation count (``None``: timed out) and its
+    reported time (s; the wall time when it timed out)."""
     text = format_deal("belle-lucie", number, "lblsolve") + "\n"
-    proc = subprocess.run(
-        [sys.executable, "-m", "lblsolve.cards"], input=text, capture_output=True, text=True,
-        cwd=lbl_dir, timeout=600, check=False,
-    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "lblsolve.cards"], input=text, capture_output=True,
+            text=True, cwd=lbl_dir, timeout=LBLSOLVE_TIMEOUT, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None, LBLSOLVE_TIMEOUT
     out = proc.stdout
     m_time = _LBL_TIME.search(out)
     seconds = float(m_time.group(1)) / 1000 if m_time else float("nan")
@@ -121,19 +129,25 @@ def _lblsolve_lines(n: int) -> list[str]:
     rules = get_variant("belle-lucie")
     ours_t = theirs_t = 0.0
     worse: list[int] = []
+    timed_out: list[int] = []
     better = 0
     for number in range(1, n + 1):
         res = solve(rules, deal(rules, number), None, mode="one-layout", max_seconds=10)
         count, seconds = _lblsolve(lbl_dir, number)
         ours_t += res.seconds
         theirs_t += seconds
+        if count is None:
+            timed_out.append(number)
+            continue
         if res.best_foundation < count:
             worse.append(number)
         better += res.best_foundation > count
     return [
         f"vs lblsolve, first layout of belle-lucie deals 1..{n}: ours >= theirs on "
-        f"{n - len(worse)}/{n} deals (more on {better})"
-        + (f", fewer on {worse}" if worse else ""),
+        f"{n - len(worse) - len(timed_out)}/{n} deals (more on {better})"
+        + (f", fewer on {worse}" if worse else "")
+        + (f"; lblsolve stopped after {LBLSOLVE_TIMEOUT:.0f} s on {timed_out} "
+           "(its time counted as that)" if timed_out else ""),
         f"vs lblsolve time: ours {ours_t:.3f} s, theirs {theirs_t:.2f} s "
         f"(ratio {ours_t / theirs_t:.4f}, target <= 0.1)",
     ]
