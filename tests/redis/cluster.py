@@ -28,7 +28,10 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 
 def drop_prefix(url: str, prefix: str) -> None:
     """Delete every key under ``prefix`` (never anything else)."""
-    client = redis.Redis.from_url(url)
+    from server.store.redis import split_url
+
+    bare, _, _ = split_url(url)
+    client = redis.Redis.from_url(bare)
     try:
         keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
         if keys:
@@ -48,9 +51,13 @@ class Cluster:
         self.logdir = Path(tempfile.mkdtemp(prefix="lucie-cluster-"))
         self.procs: list[subprocess.Popen[bytes]] = []
         self.urls: list[str] = []
-        pending = [self._spawn() for _ in range(n)]
-        for proc, url in pending:
-            self._wait(proc, url)
+        try:
+            pending = [self._spawn() for _ in range(n)]
+            for proc, url in pending:
+                self._wait(proc, url)
+        except BaseException:
+            self.stop()
+            raise
 
     def _spawn(self) -> tuple[subprocess.Popen[bytes], str]:
         port = free_port()
@@ -68,7 +75,7 @@ class Cluster:
 
     @staticmethod
     def _wait(proc: subprocess.Popen[bytes], url: str) -> None:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # a busy machine imports slowly
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError(f"lucie-server exited with {proc.returncode}")

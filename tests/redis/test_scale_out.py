@@ -15,7 +15,7 @@ import pytest
 
 from tests.e2e.wire import Api, open_socket, recv, recv_until
 
-from .cluster import Cluster
+from .cluster import REDIS_URL, Cluster
 from .racing import Racer, events_of
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(90)]
@@ -161,5 +161,85 @@ async def test_kill_9_mid_race_loses_no_accepted_move() -> None:
             _expected_order(games, [ada.id, bob.id])
         await api.aclose()
         await api_b.aclose()
+    finally:
+        cluster.stop()
+
+
+async def test_host_process_dies_in_countdown_race_starts_and_ends_once() -> None:
+    """The start time is stored: the race starts without the host's process, and
+    the time-limit end is detected by whichever process looks — once."""
+    cluster = Cluster(3)
+    try:
+        host_url, a, b = cluster.urls
+        apis = [Api(u) for u in (a, b)]
+        room, host, joined = await _room(apis[0], ["Ada", "Bob"], deal=11, countdown_s=1,
+                                         time_limit_s=10)
+        ada, bob = (Racer(room, rid, tok) for rid, tok in joined)
+        await ada.connect(a)
+        await bob.connect(b)
+        host_api = Api(host_url)
+        await host_api.start(room["id"], host)
+        await host_api.aclose()
+        cluster.kill(0)
+        async with asyncio.timeout(30):
+            await ada.until("event", "started")
+            await bob.until("event", "started")
+            await ada.play(await ada.game(), limit=3)
+            over = [await r.until("event", "race_over") for r in (ada, bob)]
+        assert over[0] == over[1]
+        log = events_of(ada.msgs)
+        types = [e["type"] for e in log]
+        assert types.count("countdown") == 1 and types.count("started") == 1
+        assert types.count("race_over") == 1 and types[-1] == "race_over"
+        assert log == events_of(bob.msgs)
+        timed_out = [e for e in log if e["type"] == "finished"]
+        assert sorted(e["racer"] for e in timed_out) == sorted([ada.id, bob.id])
+        assert all(e["status"] == "timed_out" and e["race_clock_ms"] == 10_000
+                   for e in timed_out)
+        table = over[0]["d"]["standings"]
+        games = {r.id: await r.game() for r in (ada, bob)}
+        assert games[ada.id]["version"] == 3 and games[bob.id]["version"] == 0
+        assert [s["racer"] for s in table] == _expected_order(games, [ada.id, bob.id])
+        for r in (ada, bob):
+            await r.close()
+        for x in apis:
+            await x.aclose()
+    finally:
+        cluster.stop()
+
+
+async def test_resume_on_another_process_or_snapshot_when_trimmed() -> None:
+    cluster = Cluster(2, redis_url=REDIS_URL + "?retention=5")
+    try:
+        a, b = cluster.urls
+        api = Api(a)
+        room, host, [(rid, token)] = await _room(api, ["Ada"], deal=9, countdown_s=0)
+        await api.start(room["id"], host)
+        ada = Racer(room, rid, token)
+        await ada.connect(a)
+        game = await ada.play(await ada.game(), limit=3)
+        seen = ada.last_seq
+        await ada.close()
+        # three more moves elsewhere, then resume on the other process: the gap
+        # is still in the stream, so the missed events come, none twice
+        other = Racer(room, rid, token)
+        other.n = ada.n  # the same client, new move ids
+        await other.connect(a)
+        game = await other.play(game, limit=3)
+        await other.close()
+        async with open_socket(b, room["id"], since=seen) as ws, asyncio.timeout(10):
+            assert (await recv(ws))["t"] == "welcome"
+            got = []
+            for _ in range(3):
+                got.append((await recv(ws))["d"]["seq"])
+        assert got == [seen + 1, seen + 2, seen + 3]
+        # a gap longer than the stream keeps: a snapshot instead
+        async with open_socket(b, room["id"], since=1) as ws:
+            assert (await recv(ws))["t"] == "welcome"
+            snap = await recv(ws)
+        last = (await api.get(f"/rooms/{room['id']}"))["seq"]
+        assert snap["t"] == "snapshot" and snap["d"]["seq"] == last
+        assert game["version"] == 6 and snap["d"]["room"]["racers"][0]["moves"] == 6
+        await api.aclose()
     finally:
         cluster.stop()
