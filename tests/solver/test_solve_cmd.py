@@ -15,6 +15,11 @@ def test_solve_prints_verdict_moves_and_stats(capsys: pytest.CaptureFixture[str]
     assert "moves (" in out and "searched" in out
 
 
+def test_solve_with_difficulty(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "4", "--seconds", "1", "--difficulty"]) == 0
+    assert "difficulty: " in capsys.readouterr().out
+
+
 def test_solve_one_layout() -> None:
     text = format_result("belle-lucie", 2, "one-layout", None, 2.0)
     assert "verdict: lost" in text and "30/52 (exact)" in text
