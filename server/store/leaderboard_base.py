@@ -22,6 +22,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 __all__ = [
+    "MAX_ENTRIES",
     "MAX_FOUNDATION_CARDS",
     "MAX_MOVES",
     "MAX_REACH_MS",
@@ -37,6 +38,8 @@ MAX_REACH_MS: Final = (1 << 31) - 1
 """Reach times are capped here (about 24.8 days)."""
 MAX_MOVES: Final = (1 << 15) - 1
 """Move counts are capped here."""
+MAX_ENTRIES: Final = 10_000
+"""A board keeps at most this many best members (older, worse ones drop off)."""
 
 
 def encode_score(foundation_cards: int, reach_time_ms: int | None, moves: int) -> int:
@@ -76,7 +79,8 @@ class LeaderboardStore(ABC):
     @abstractmethod
     async def submit(self, board: str, member: str, score: int, entry: dict[str, Any]) -> bool:
         """Keep ``(score, entry)`` for ``member`` if it is better (smaller) than its
-        current one or it has none; atomic. Returns whether it was kept."""
+        current one or it has none, then trim the board to its ``max_entries``
+        best; atomic. Returns whether it was kept (and not trimmed away)."""
 
     @abstractmethod
     async def top(self, board: str, limit: int) -> list[BoardEntry]:

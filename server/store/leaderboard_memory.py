@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .leaderboard_base import BoardEntry, LeaderboardStore
+from .leaderboard_base import MAX_ENTRIES, BoardEntry, LeaderboardStore
 
 __all__ = ["MemoryLeaderboardStore"]
 
@@ -12,9 +12,10 @@ __all__ = ["MemoryLeaderboardStore"]
 class MemoryLeaderboardStore(LeaderboardStore):
     """Boards as dicts; each method runs without an ``await`` inside, so it is atomic."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_entries: int = MAX_ENTRIES) -> None:
         self._boards: dict[str, dict[str, BoardEntry]] = {}
         self._seq = 0
+        self.max_entries = max_entries
 
     async def submit(self, board: str, member: str, score: int, entry: dict[str, Any]) -> bool:
         """See :meth:`LeaderboardStore.submit`."""
@@ -24,7 +25,11 @@ class MemoryLeaderboardStore(LeaderboardStore):
             return False
         self._seq += 1
         members[member] = BoardEntry(member, score, self._seq, dict(entry))
-        return True
+        if len(members) > self.max_entries:
+            ranked = sorted(members.values(), key=lambda e: (e.score, e.seq))
+            for gone in ranked[self.max_entries:]:
+                del members[gone.member]
+        return member in members
 
     async def top(self, board: str, limit: int) -> list[BoardEntry]:
         """See :meth:`LeaderboardStore.top`."""

@@ -8,8 +8,9 @@ one cluster slot):
 - ``<prefix>{lb:B}:q`` — hash, member → submission number of that best;
 - ``<prefix>{lb:B}:seq`` — counter of submissions kept.
 
-A submission is one Lua script (compare, then ZADD + HSET + INCR), so two
-processes submitting for one member at once keep the better one.
+A submission is one Lua script (compare, then ZADD + HSET + INCR, then trim
+the board to its ``max_entries`` best), so two processes submitting for one
+member at once keep the better one, and a board never outgrows its cap.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from .base import StoreUnavailable
-from .leaderboard_base import BoardEntry, LeaderboardStore
+from .leaderboard_base import MAX_ENTRIES, BoardEntry, LeaderboardStore
 
 __all__ = ["RedisLeaderboardStore"]
 
@@ -35,6 +36,14 @@ local seq = redis.call('INCR', KEYS[4])
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[3], ARGV[1], seq)
+local cap = tonumber(ARGV[4])
+if redis.call('ZCARD', KEYS[1]) > cap then
+  local gone = redis.call('ZRANGE', KEYS[1], cap, -1)
+  redis.call('ZREMRANGEBYRANK', KEYS[1], cap, -1)
+  redis.call('HDEL', KEYS[2], unpack(gone))
+  redis.call('HDEL', KEYS[3], unpack(gone))
+  if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+end
 return seq
 """
 
@@ -42,9 +51,11 @@ return seq
 class RedisLeaderboardStore(LeaderboardStore):
     """Leaderboards in Redis sorted sets (module docstring)."""
 
-    def __init__(self, client: aioredis.Redis, *, prefix: str = "lucie:") -> None:
+    def __init__(self, client: aioredis.Redis, *, prefix: str = "lucie:",
+                 max_entries: int = MAX_ENTRIES) -> None:
         self._redis = client
         self._prefix = prefix
+        self.max_entries = max_entries
         self._submit = client.register_script(_SUBMIT)
 
     @classmethod
@@ -71,7 +82,8 @@ class RedisLeaderboardStore(LeaderboardStore):
         """See :meth:`LeaderboardStore.submit`."""
         try:
             seq = await self._submit(keys=self._keys(board),
-                                     args=[member, str(score), json.dumps(entry)])
+                                     args=[member, str(score), json.dumps(entry),
+                                           self.max_entries])
         except RedisError as exc:
             raise StoreUnavailable(f"redis: {exc}") from None
         return bool(seq)

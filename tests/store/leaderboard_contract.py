@@ -56,3 +56,13 @@ class LeaderboardContract:
         await asyncio.gather(*(lb.submit(b, "ada", s, {"n": i}) for i, s in enumerate(scores)))
         got = await lb.get(b, "ada")
         assert got is not None and got.entry == {"n": 29}
+
+    async def test_board_is_capped_to_its_best(self, lb: LeaderboardStore) -> None:
+        b = _board()
+        lb.max_entries = 3  # type: ignore[attr-defined]
+        for n in (10, 30, 20, 40):
+            assert await lb.submit(b, f"p{n}", encode_score(n, 0, 0), {})
+        assert not await lb.submit(b, "p5", encode_score(5, 0, 0), {})
+        assert await lb.size(b) == 3
+        assert [e.member for e in await lb.top(b, 10)] == ["p40", "p30", "p20"]
+        assert await lb.get(b, "p10") is None
