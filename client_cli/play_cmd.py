@@ -97,8 +97,11 @@ def _run(args: argparse.Namespace) -> int:
     except ApiError as exc:
         print(f"lucie {args.command}: {exc.message}", file=sys.stderr)
         if exc.code == "client/unreachable" and not embedded:
-            print("  start a server with `lucie-server` (or use `lucie play`, which starts one)",
-                  file=sys.stderr)
+            print("  start a server with `lucie-server`" + (
+                " (or drop --no-embedded)" if args.command == "play" else
+                " (or use `lucie play`, which starts one)"), file=sys.stderr)
+        elif exc.code == "room/not_waiting" and getattr(args, "code", None):
+            print(f"  watch it with: lucie watch {args.code}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
