@@ -41,7 +41,7 @@ def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.
              "--port", str(port), *level],
             cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60  # a loaded machine imports slowly
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"lucie-server exited: {log_path.read_text()[-2000:]}")
