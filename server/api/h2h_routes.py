@@ -188,7 +188,7 @@ H2H_ENDPOINTS: tuple[Endpoint, ...] = (
              errors=("request/invalid", *_REPLAY)),
     Endpoint("POST", "/ghost-rooms", "Create a room that races a recorded game",
              create_ghost_room, GhostRoomBody, GhostRoomCreated, 201,
-             errors=("request/invalid", *_ROOM, *_REPLAY)),
+             errors=("request/invalid", *_ROOM, *_REPLAY, "ghost/too_many")),
     Endpoint("GET", "/daily/{variant}", "Today's daily deal (UTC)", daily, None,
              DailyDealView, errors=("request/invalid",)),
     Endpoint("GET", "/daily/{variant}/{date}", "The daily deal of a UTC date", daily, None,

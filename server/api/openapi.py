@@ -26,6 +26,7 @@ _STATUS_OF = {
     "room/over": 409, "room/no_racers": 409, "racer/name_taken": 409, "racer/finished": 409,
     "move/invalid": 400, "move/illegal": 422, "move/stale_version": 409,
     "replay/invalid": 400, "replay/forged": 422, "compare/different_deal": 409,
+    "ghost/too_many": 503,
 }
 _PARAMS = {"room": "room id or short code", "racer": "racer id",
            "a": "first racer: id or name", "b": "second racer: id or name",

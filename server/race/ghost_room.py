@@ -37,11 +37,13 @@ from .record import GameRecord
 from .state import RoomRecord
 from .views import RacerView, RoomView
 
-__all__ = ["GHOST_MARK", "GhostRooms", "ghost_name"]
+__all__ = ["GHOST_MARK", "MAX_DRIVERS", "GhostRooms", "TooManyGhosts", "ghost_name"]
 
 GHOST_MARK: Final = "👻 "
 _NAME_MAX: Final = 24
-_POLL_S: Final = 0.05
+_POLL_S: Final = 0.1
+MAX_DRIVERS: Final = 256
+"""Most ghost drivers one process runs at once; more ghost rooms are refused."""
 log = logging.getLogger(__name__)
 
 
@@ -55,11 +57,19 @@ class _Stop(Exception):
     pass
 
 
+class TooManyGhosts(RaceError):
+    """This process already drives :data:`MAX_DRIVERS` ghosts; try again later."""
+
+    code = "ghost/too_many"
+    status = 503
+
+
 class GhostRooms:
     """Creates ghost rooms and runs their drivers (one instance per process)."""
 
-    def __init__(self, authority: RaceAuthority) -> None:
+    def __init__(self, authority: RaceAuthority, *, max_drivers: int = MAX_DRIVERS) -> None:
         self.authority = authority
+        self.max_drivers = max_drivers
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def create(
@@ -71,7 +81,11 @@ class GhostRooms:
         set, deal and redeal key are the record's.
 
         :raises RequestInvalid: bad options (the authority's checks).
+        :raises TooManyGhosts: this process drives :attr:`max_drivers` ghosts already.
         """
+        if len(self._tasks) >= self.max_drivers:
+            raise TooManyGhosts(f"this server drives {len(self._tasks)} ghosts already; "
+                                "try again later")
         rules = record.rules
         opts = replace(options, variant=rules.id, redeals=rules.redeals, merci=rules.merci,
                        undo=rules.undo, deal=record.deal_number, redeal_key=record.redeal_key,

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from server.race import RaceAuthority, RoomOptions
-from server.race.ghost_room import GhostRooms, ghost_name
+from server.race.ghost_room import GhostRooms, TooManyGhosts, ghost_name
 from server.race.head_to_head import RacerRef, compare_sources
 from server.store.memory import MemoryStore
 
@@ -94,3 +94,18 @@ async def test_closing_the_room_stops_the_driver(ghosts: GhostRooms) -> None:
         return ghosts.running == 0
 
     await _until(stopped)
+
+
+async def test_a_process_drives_a_bounded_number_of_ghosts() -> None:
+    store = MemoryStore()
+    ghosts = GhostRooms(RaceAuthority(store), max_drivers=2)
+    try:
+        for _ in range(2):
+            await ghosts.create(RoomOptions(), record(RECORDED))
+        with pytest.raises(TooManyGhosts) as exc:
+            await ghosts.create(RoomOptions(), record(RECORDED))
+        assert (exc.value.code, exc.value.status) == ("ghost/too_many", 503)
+        assert len(await ghosts.authority.list_rooms()) == 2  # nothing half-made
+    finally:
+        await ghosts.aclose()
+        await store.close()
