@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from client_cli.api import GameView
 
-__all__ = ["non_legal_build", "play_moves", "until"]
+__all__ = ["keys", "non_legal_build", "play_moves", "until"]
 
 
 async def until(pred: Callable[[], object], timeout: float = 8.0, what: str = "") -> None:
@@ -37,3 +37,8 @@ def play_moves(game: GameView) -> list[str]:
     return [m for m in game.legal_moves if re.fullmatch(r"\d+(f|-\d+)", m)]
 
 
+
+
+def keys(text: str) -> list[str]:
+    """Pilot key names that type ``text``."""
+    return [{" ": "space", "-": "minus"}.get(ch, ch) for ch in text]

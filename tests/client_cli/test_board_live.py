@@ -16,15 +16,10 @@ from client_cli.board.screens import ConfirmScreen, ResultsScreen
 from client_cli.board.widgets import FanView, OpponentsPanel
 
 from .conftest import Proxy
-from .helpers import non_legal_build, play_moves, until
+from .helpers import keys, non_legal_build, play_moves, until
 
 DEAL = 2
 SIZE = (110, 40)
-
-
-def keys(text: str) -> list[str]:
-    """Pilot key names that type ``text``."""
-    return [{" ": "space", "-": "minus"}.get(ch, ch) for ch in text]
 
 
 def text_of(app: RaceApp, selector: str) -> str:
