@@ -11,8 +11,9 @@ import sys
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
 from .api import ApiError, LucieClient
+from .board.model import standing_rows
 from .bot import bot_name, run_bot
-from .common import Subparsers, add_server_arg, resolved_server
+from .common import Subparsers, add_server_arg, print_table, resolved_server
 from .embedded import ensure_server
 
 __all__ = ["add_parser", "race"]
@@ -72,6 +73,10 @@ async def race(args: argparse.Namespace, url: str) -> int:
         for task in bots:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+    if app.standings:
+        print_table(f"Room {app.room.code if app.room else seat.room} · final results",
+                    ["rank", "name", "cards", "reached", "moves", "status", "points"],
+                    standing_rows(app.standings))
     return result or 0
 
 
@@ -90,6 +95,10 @@ async def _start_later(url: str, room: str, host_token: str, delay_s: float) -> 
 
 def _run(args: argparse.Namespace) -> int:
     url = resolved_server(args)
+    if args.command == "play" and args.code is None and args.bots + 1 > args.capacity:
+        print(f"lucie play: {args.bots} bots and you do not fit in a room of {args.capacity}; "
+              "raise --capacity", file=sys.stderr)
+        return 2
     embedded = getattr(args, "embedded", False)
     try:
         with ensure_server(url, allow_start=embedded):
