@@ -10,7 +10,7 @@ from server.rules import (
     InvalidMoveError,
     Move,
 )
-from server.store.base import VersionConflict
+from server.store.base import Record, VersionConflict, Versioned
 
 from . import errors as err
 from .core import AuthorityCore, rules_view
@@ -56,15 +56,14 @@ class Play(AuthorityCore):
         if not token:
             raise err.AuthMissing("a move needs the racer's token")
         for _ in range(_RETRIES):
-            room, _, now = await self._load(ref)
+            room, now, first, got = await self._load_move(ref, racer_id, client_move_id)
             self._authorize(room, racer_id, token)
-            first = await self.store.get_answer(room.id, racer_id, client_move_id)
             if first is not None:
                 return Ack.model_validate(first)
             self._check_racing(room)
             assert room.start_at_ms is not None
             clock = now - room.start_at_ms
-            racer, rev, game = await self._racer_and_game(room, racer_id)
+            racer, rev, game = self._racer_and_game_of(room, racer_id, got)
             if racer.final:
                 raise err.RacerFinished(f"the result is final ({racer.status})",
                                         {"status": racer.status})
@@ -107,6 +106,37 @@ class Play(AuthorityCore):
                 await self._end_race(room.id)
             return ack
         raise VersionConflict("racer too busy")
+
+    async def _load_move(self, ref: str, racer_id: str, client_move_id: str
+                         ) -> tuple[RoomRecord, int, Record | None, Versioned | None]:
+        """:meth:`_load` for a move: the room (timers advanced), the clock now, the
+        stored answer to ``client_move_id`` and the racer's record, read in one
+        store call (:meth:`~server.store.base.Store.get_move_state`).
+
+        :raises RoomNotFound:
+        """
+        if not ref or len(ref) > 64:
+            raise err.RoomNotFound(f"no room {ref[:64]!r}")
+        room_id = await self._resolve(ref)
+        got, first, racer = await self.store.get_move_state(room_id, racer_id, client_move_id)
+        if got is None:
+            raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
+        room = RoomRecord.model_validate(got.data)
+        now = await self.store.now_ms()
+        due = room.start_at_ms is not None and (
+            (room.state == "countdown" and now >= room.start_at_ms)
+            or (room.state == "racing" and now - room.start_at_ms >= room.time_limit_ms))
+        if due:  # a timer to advance first: the general path, then read again
+            room, _, now = await self._load(room_id)
+            first = await self.store.get_answer(room_id, racer_id, client_move_id)
+            racer = await self.store.get_racer(room_id, racer_id)
+        return room, now, first, racer
+
+    def _racer_and_game_of(self, room: RoomRecord, racer_id: str,
+                           got: Versioned | None) -> tuple[RacerRecord, int, Game]:
+        """The racer's record (as read) and game; a fresh one if never saved."""
+        racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
+        return racer, (got.rev if got else 0), self._game(room, racer)
 
     def _after(self, room: RoomRecord, racer: RacerRecord, game: Game, clock: int) -> RacerRecord:
         pos = game.position

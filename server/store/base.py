@@ -226,6 +226,19 @@ class Store(ABC):
     async def get_answer(self, room_id: str, racer_id: str, client_move_id: str) -> Record | None:
         """The stored answer to this client move id, or ``None``."""
 
+    async def get_move_state(
+        self, room_id: str, racer_id: str, client_move_id: str
+    ) -> tuple[Versioned | None, Record | None, Versioned | None]:
+        """What a move reads, together: ``(room, answer to client_move_id, racer)``
+        — as :meth:`get_room`, :meth:`get_answer` and :meth:`get_racer` give them.
+
+        A backend may read them in one round trip (Redis: one pipeline); this
+        default reads them one after the other.
+        """
+        return (await self.get_room(room_id),
+                await self.get_answer(room_id, racer_id, client_move_id),
+                await self.get_racer(room_id, racer_id))
+
     # -- room events ---------------------------------------------------------
 
     @abstractmethod

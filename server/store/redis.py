@@ -305,6 +305,25 @@ class RedisStore(Store):
             raise VersionConflict(f"racer {racer_id}: client move id {field!r} answered")
         return rev, self._stored(events, first)
 
+    async def get_move_state(
+        self, room_id: str, racer_id: str, client_move_id: str
+    ) -> tuple[Versioned | None, Record | None, Versioned | None]:
+        """See :meth:`Store.get_move_state`: one pipeline (HMGET + HGET), one round trip."""
+        h, a, _ = self._keys(room_id)
+        with _unavailable():
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.hmget(h, ["room", "r:" + racer_id])
+            pipe.hget(a, f"{racer_id}\n{client_move_id}")
+            (room_raw, racer_raw), answer = await pipe.execute()
+        room = racer = None
+        if room_raw is not None:
+            rev, data = _split(room_raw)
+            room = Versioned(decode_record(data), rev)
+        if racer_raw is not None:
+            rev, data = _split(racer_raw)
+            racer = Versioned(decode_record(data), rev)
+        return room, None if answer is None else decode_record(answer), racer
+
     async def get_answer(self, room_id: str, racer_id: str, client_move_id: str) -> Record | None:
         with _unavailable():
             raw = await self._redis.hget(self._keys(room_id)[1], f"{racer_id}\n{client_move_id}")

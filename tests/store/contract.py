@@ -98,6 +98,18 @@ class StoreContract:
         racers = await store.get_racers(rid)
         assert set(racers) == {"r1", "r2"} and racers["r1"].data == {"v": 1}
 
+    async def test_move_state_reads_room_answer_and_racer(self, store: Store) -> None:
+        rid = _rid()
+        assert await store.get_move_state(rid, "r1", "m1") == (None, None, None)
+        await store.save_room(rid, {"a": 1}, 0)
+        await store.save_racer(rid, "r1", {"v": 1}, 0, answer=("m1", {"ok": 1}))
+        room, answer, racer = await store.get_move_state(rid, "r1", "m1")
+        assert room is not None and room.data == {"a": 1} and room.rev == 1
+        assert answer == {"ok": 1}
+        assert racer is not None and racer.data == {"v": 1} and racer.rev == 1
+        room, answer, racer = await store.get_move_state(rid, "r2", "m1")
+        assert room is not None and answer is None and racer is None
+
     async def test_concurrent_cas_one_winner(self, store: Store) -> None:
         rid = _rid()
         await store.save_room(rid, {}, 0)
