@@ -93,6 +93,7 @@ def summarize(profile: str, stats: Sequence[dict[str, str]], samples: Sequence[l
         "max_ms": _num(ref, "Max Response Time") if ref else None,
         "server_cpu_percent": [round(c) for c in cpu],
         "server_rss_mb": [round(r / _MB) for r in peak_rss],
+        "server_open_files": [max((s.fds for s in proc), default=0) for proc in samples],
         "baseline_rss_mb": [round(r / _MB) for r in baseline_rss],
         "kb_per_connection": round(grown / 1024 / connections, 1) if connections else None,
         "load_cpu_percent": None if load_cpu is None else round(load_cpu),

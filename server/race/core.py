@@ -9,7 +9,6 @@ ending a race exactly once, and the token checks.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -48,6 +47,7 @@ log = logging.getLogger("server.race")
 
 _RETRIES = 16
 _GAME_CACHE = 20_000
+_SWEEP_BATCH = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,12 +314,21 @@ class AuthorityCore:
     async def tick(self) -> int:
         """Advance every live room's timers (countdown end, time limit); returns
         how many rooms were looked at. Safe to run in every process at once."""
-        ids = await self.store.room_ids()
-        for n, room_id in enumerate(ids, 1):
-            with contextlib.suppress(err.RoomNotFound):
-                await self._load(room_id)
-            if n % 32 == 0:  # the memory store never suspends: let sockets in between
-                await asyncio.sleep(0)
+        ids = list(await self.store.room_ids())
+        failed: BaseException | None = None
+        # rooms in batches, concurrently: one store round trip per room one after
+        # another took seconds on a busy event loop (countdowns ended late); each
+        # batch also lets sockets in between (the memory store never suspends)
+        for at in range(0, len(ids), _SWEEP_BATCH):
+            results = await asyncio.gather(
+                *(self._load(room_id) for room_id in ids[at:at + _SWEEP_BATCH]),
+                return_exceptions=True)
+            for result in results:
+                if isinstance(result, BaseException) and not isinstance(
+                        result, err.RoomNotFound) and failed is None:
+                    failed = result
+        if failed is not None:
+            raise failed
         return len(ids)
 
     def _authorize(self, room: RoomRecord, racer_id: str, token: str | None) -> RosterEntry:
