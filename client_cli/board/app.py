@@ -38,11 +38,7 @@ from ..api import (
     Welcome,
 )
 from .controls import HELP, Controls
-from .model import (
-    apply_progress,
-    fmt_clock,
-    rank_racers,
-)
+from .model import apply_progress, fmt_clock, points, rank_racers
 from .screens import ResultsScreen
 from .widgets import FanView, FoundationsView, OpponentsPanel
 
@@ -277,7 +273,9 @@ class RaceApp(Controls, App[int]):
         if self.seat.racer:
             ranked = [r.id for r in rank_racers(self.racers.values())]
             if self.seat.racer in ranked:
-                parts.append(f"rank {ranked.index(self.seat.racer) + 1}/{len(ranked)}")
+                me = self.racers[self.seat.racer]
+                parts.append(f"rank {ranked.index(me.id) + 1}/{len(ranked)} "
+                             f"({points(me)} pts)")
         else:
             name = self.racers[self.watched].name if self.watched in self.racers else "—"
             parts.append(f"watching {name}")

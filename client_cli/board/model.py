@@ -16,6 +16,7 @@ __all__ = [
     "apply_progress",
     "fmt_clock",
     "merci_targets",
+    "points",
     "progress_bar",
     "rank_racers",
     "standing_rows",
@@ -70,6 +71,15 @@ def apply_progress(racers: dict[str, RacerView], data: dict[str, Any]) -> None:
         return
     fields = {k: v for k, v in data.items() if k in RacerView.model_fields and k != "racer"}
     racers[old.id] = old.model_copy(update=fields)
+
+
+def points(racer: RacerView) -> int:
+    """The seed-003 points shown beside the rank (rules.md, "Race ranking"): 5 per
+    foundation card; a win adds 500 and max(0, 1200 − whole seconds of the reach time)."""
+    score = 5 * racer.foundation_cards
+    if racer.status == "won":
+        score += 500 + max(0, 1200 - (racer.reach_time_ms or 0) // 1000)
+    return score
 
 
 def fmt_clock(ms: int | None) -> str:

@@ -7,6 +7,7 @@ from client_cli.board.model import (
     apply_progress,
     fmt_clock,
     merci_targets,
+    points,
     progress_bar,
     rank_racers,
     targets_for,
@@ -43,3 +44,9 @@ def test_text_helpers() -> None:
     assert fmt_clock(None) == "--:--" and fmt_clock(61_999) == "1:01" and fmt_clock(-5) == "0:00"
     assert progress_bar(26, 52, 10) == "█████░░░░░"
     assert progress_bar(99, 52, 4) == "████"
+
+
+def test_points_follow_seed_003() -> None:
+    assert points(RacerView(id="a", name="a", foundation_cards=7)) == 35
+    won = RacerView(id="b", name="b", foundation_cards=52, status="won", reach_time_ms=300_500)
+    assert points(won) == 260 + 500 + 900
