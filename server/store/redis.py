@@ -137,8 +137,11 @@ class RedisStore(Store):
                                   "client_name": client_name or f"lucie-server:{prefix}"}
         client = aioredis.Redis.from_url(
             bare, max_connections=256,
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
-            retry_on_error=[RedisConnectionError], **common)
+            # a dropped connection is retried (reconnect); a timeout is not: the
+            # write may have run, and the caller gets StoreUnavailable at once
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2,
+                        supported_errors=(RedisConnectionError,)),
+            **common)
         pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0), **common)
         return cls(client, pubsub, prefix=prefix, event_retention=event_retention)
 

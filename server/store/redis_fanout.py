@@ -95,6 +95,7 @@ class Follower:
         self._subs: dict[str, set[Subscription]] = {}
         self._confirmed: dict[str, asyncio.Event] = {}
         self._sent: set[str] = set()
+        self._dirty = True
         self._ps: aioredis.client.PubSub | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
@@ -116,6 +117,7 @@ class Follower:
             raise StoreUnavailable("the Redis store is closed")
         sub = Subscription(self._buffer)
         self._subs.setdefault(channel, set()).add(sub)
+        self._dirty = True
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="redis-follower")
@@ -141,6 +143,7 @@ class Follower:
         if not subs:
             del self._subs[channel]
             self._confirmed.pop(channel, None)
+            self._dirty = True
 
     def is_closed(self) -> bool:
         """Whether :meth:`close` was called."""
@@ -164,6 +167,7 @@ class Follower:
     async def _drop(self) -> None:
         ps, self._ps = self._ps, None
         self._sent.clear()
+        self._dirty = True
         for event in self._confirmed.values():
             event.clear()
         if ps is not None:
@@ -187,6 +191,9 @@ class Follower:
             self.reconnects += 1
 
     async def _sync_channels(self, ps: aioredis.client.PubSub) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
         wanted = set(self._subs)
         new = wanted - self._sent
         if new:

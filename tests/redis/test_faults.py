@@ -212,9 +212,17 @@ async def test_redis_away_gives_errors_not_hangs_then_resumes(
 
 
 async def test_ended_rooms_leave_no_keys_after_their_ttl() -> None:
-    cluster = Cluster(2, LUCIE_ENDED_TTL_S="1")
+    cluster = Cluster(2, LUCIE_ENDED_TTL_S="3")
     a, b = (Api(u) for u in cluster.urls)
+    client = syncredis.Redis.from_url(REDIS_URL)
+
+    def room_keys() -> list[bytes]:
+        return [k for k in client.scan_iter(match=f"{cluster.prefix}*", count=1000)
+                if b"{lb:" not in k]  # leaderboards are meant to stay
+
     try:
+        closed, host2 = await b.create(deal=8)
+        await b.join(closed["code"], "Bob")
         over, host = await a.create(deal=7, countdown_s=0)
         racer, token = await a.join(over["id"], "Ada")
         await b.start(over["id"], host)
@@ -224,30 +232,56 @@ async def test_ended_rooms_leave_no_keys_after_their_ttl() -> None:
                               json={"move": game["legal_moves"][0], "expected_version": 0,
                                     "client_move_id": "m1"})
         assert r.status_code == 200
-        r = await a.http.post(f"/rooms/{over['id']}/racers/{racer}/resign", headers=auth)
-        assert r.status_code == 200
-        closed, host2 = await b.create(deal=8)
-        await b.join(closed["code"], "Bob")
         r = await a.http.post(f"/rooms/{closed['id']}/close",
                               headers={"Authorization": f"Bearer {host2}"})
         assert r.status_code == 200
-        assert (await a.get(f"/rooms/{over['id']}"))["state"] == "over"
-        client = syncredis.Redis.from_url(REDIS_URL)
-        try:
-            def room_keys() -> list[bytes]:
-                return [k for k in client.scan_iter(match=f"{cluster.prefix}*", count=1000)
-                        if b"{lb:" not in k]  # leaderboards are meant to stay
-
-            assert any(over["id"].encode() in k for k in room_keys())
-            deadline = time.monotonic() + 10
-            while room_keys() and time.monotonic() < deadline:
-                await asyncio.sleep(0.2)
-            assert room_keys() == []
-        finally:
-            client.close()
+        r = await a.http.post(f"/rooms/{over['id']}/racers/{racer}/resign", headers=auth)
+        assert r.status_code == 200
+        keys = room_keys()
+        assert any(over["id"].encode() in k for k in keys), keys  # the race's keys...
+        deadline = time.monotonic() + 20
+        while room_keys() and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        assert room_keys() == []  # ...all gone after the TTL, with the code and index
         r = await a.http.get(f"/rooms/{over['id']}")
         assert r.status_code == 404 and json.loads(r.text)["error"]["code"] == "room/not_found"
     finally:
+        client.close()
         await a.aclose()
         await b.aclose()
+        cluster.stop()
+
+
+async def test_redis_hanging_times_out_with_errors_then_recovers(
+        private_redis: PrivateRedis) -> None:
+    """``CLIENT PAUSE``: Redis accepts connections but answers nothing for 5 s —
+    moves are refused after the 2 s socket timeout, not left hanging."""
+    cluster = Cluster(1, redis_url=private_redis.url)
+    api = Api(cluster.urls[0])
+    admin = syncredis.Redis(port=private_redis.port)
+    try:
+        room, host = await api.create(deal=43, countdown_s=0, undo=False)
+        rid, token = await api.join(room["id"], "Ada")
+        ada = Racer(room, rid, token)
+        await ada.connect(cluster.urls[0])
+        await api.start(room["id"], host)
+        await ada.until("event", "started")
+        game = await ada.play(await ada.game(), limit=2)
+        admin.execute_command("CLIENT", "PAUSE", "5000", "ALL")
+        started = time.monotonic()
+        cmid = await ada.send_move(game)
+        async with asyncio.timeout(4.5):
+            while (msg := await ada._next())["t"] != "refused":
+                pass
+        assert msg["d"]["code"] == "store/unavailable"
+        assert 1.5 < time.monotonic() - started < 4.5  # the timeout, not the pause
+        async with asyncio.timeout(20):
+            await asyncio.sleep(max(0.0, 5.5 - (time.monotonic() - started)))
+            await ada.send_move(game, cmid)
+            game = (await ada.ack(cmid))["game"]
+        assert game["version"] == 3
+        await ada.close()
+    finally:
+        admin.close()
+        await api.aclose()
         cluster.stop()
