@@ -327,8 +327,7 @@ class Search:
         self._merci_now = self.merci and b.redeals_used >= self.redeals
         if b.total == 52:
             raise Won
-        if not (self._merci_now and not b.merci_used):
-            self.dead = dead_ranks(b.rules, b.fans)
+        self.dead = dead_ranks(b.rules, b.fans)  # as if no merci came: kept up to date
         self._best()
 
     def _best(self) -> None:
@@ -353,13 +352,15 @@ class Search:
         seen.add(h)
         merci_left = self._merci_now and not b.merci_used
         sources: list[bool] | None = None
-        if merci_left:
+        if sum(self.dead) <= self.best:
+            if not merci_left:
+                return
             bound, per_fan = merci_bounds(b.rules, b.fans)
             if bound <= self.best:
                 return
             sources = [x > self.best for x in per_fan]
-        elif sum(self.dead) <= self.best:
-            return
+        elif merci_left:
+            sources = [True] * len(b.fans)  # every merci keeps the bound above best
         rec = self._safe(not merci_left)
         if rec is not None:
             path.append(rec)
@@ -370,7 +371,7 @@ class Search:
         for kind, a, d in self._moves(sources):
             if kind == PLAY:
                 rescan = False
-                if d >= 0 and self.down_suit and not merci_left:
+                if d >= 0 and self.down_suit:
                     c = b.fans[a][-1]
                     rescan = c % 13 >= self.dead[c // 13] or self._locks(a, d)
                 rec = b.play(a, d)
@@ -378,7 +379,7 @@ class Search:
                 if rescan:
                     old = self.dead
                     self.dead = dead_ranks(b.rules, b.fans)
-                    if sum(self.dead) > self.best:
+                    if merci_left or sum(self.dead) > self.best:
                         self._best()
                     self.dead = old
                 else:
