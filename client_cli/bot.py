@@ -75,58 +75,74 @@ async def _play(client: LucieClient, conn: RoomConnection, room: str, racer: str
     return game
 
 
+async def _step_out(client: LucieClient, room: str, racer: str, token: str) -> None:
+    try:
+        await client.resign(room, racer, token)
+    except ApiError:
+        await client.leave(room, racer, token)
+
+
 async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8,
                   seed: int | None = None) -> BotResult:
     """Join ``room`` as ``name``, race until the bot's result is final, return it.
+
+    Cancelled from outside, the bot resigns (or leaves a room that has not
+    started) before it stops.
 
     :raises ApiError: the room is gone, full or not waiting, or the server
         is unreachable (``code`` tells which).
     :raises RulesError: the room's variant is unknown to this client.
     """
-    rng = random.Random(seed)
     async with LucieClient(url) as client:
         joined = await client.join(room, name)
         racer, token = joined.racer.id, joined.token
-        started = asyncio.Event()
-        over = asyncio.Event()
-        async with RoomConnection(client.url, room, token) as conn:
-            await conn.ready(True)
+        try:
+            return await _race(client, room, racer, token, think_s, random.Random(seed))
+        except asyncio.CancelledError:
+            # stopped from outside (its owner quit): concede so the race can end,
+            # or leave a room that has not started
+            with contextlib.suppress(ApiError, TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(_step_out(client, room, racer, token)), 3)
+            raise
 
-            async def listen() -> None:
-                with contextlib.suppress(ApiError):
-                    async for msg in conn:
-                        state = None
-                        if isinstance(msg, Welcome | Snapshot):
-                            state = msg.room.state
-                        elif isinstance(msg, RoomEvent):
-                            state = {"started": "racing", "race_over": "over",
-                                     "closed": "closed"}.get(msg.type)
-                        if state in RACING:
-                            started.set()
-                        if state in OVER:
-                            over.set()
-                            started.set()
-                over.set()
-                started.set()
 
-            listener = asyncio.create_task(listen())
-            try:
-                await started.wait()
-                game = None
-                if not over.is_set():
-                    game = await _play(client, conn, room, racer, token, think_s, rng)
-                if game is None:
-                    game = await client.game(room, racer, token)
-                return BotResult(racer, game.status, game.position.foundation_cards, game.moves)
-            except asyncio.CancelledError:
-                # stopped from outside (its owner quit): concede, so the race can end
-                with contextlib.suppress(ApiError, TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(asyncio.shield(client.resign(room, racer, token)), 2)
-                raise
-            finally:
-                listener.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await listener
+async def _race(client: LucieClient, room: str, racer: str, token: str, think_s: float,
+                rng: random.Random) -> BotResult:
+    started = asyncio.Event()
+    over = asyncio.Event()
+    async with RoomConnection(client.url, room, token) as conn:
+        await conn.ready(True)
+
+        async def listen() -> None:
+            with contextlib.suppress(ApiError):
+                async for msg in conn:
+                    state = None
+                    if isinstance(msg, Welcome | Snapshot):
+                        state = msg.room.state
+                    elif isinstance(msg, RoomEvent):
+                        state = {"started": "racing", "race_over": "over",
+                                 "closed": "closed"}.get(msg.type)
+                    if state in RACING:
+                        started.set()
+                    if state in OVER:
+                        over.set()
+                        started.set()
+            over.set()
+            started.set()
+
+        listener = asyncio.create_task(listen())
+        try:
+            await started.wait()
+            game = None
+            if not over.is_set():
+                game = await _play(client, conn, room, racer, token, think_s, rng)
+            if game is None:
+                game = await client.game(room, racer, token)
+            return BotResult(racer, game.status, game.position.foundation_cards, game.moves)
+        finally:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
 
 
 def bot_name(index: int) -> str:

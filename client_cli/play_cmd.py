@@ -73,6 +73,10 @@ async def race(args: argparse.Namespace, url: str) -> int:
         for task in bots:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if host_token and app.room is not None and app.room.state == "waiting":
+            async with LucieClient(url) as client:  # the host left before the start
+                with contextlib.suppress(ApiError):
+                    await client.close(room.id, host_token)
     if app.standings:
         print_table(f"Room {app.room.code if app.room else seat.room} · final results",
                     ["rank", "name", "cards", "reached", "moves", "status", "points"],

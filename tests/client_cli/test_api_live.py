@@ -111,3 +111,20 @@ async def test_bots_race_to_a_final_result(lucie_server: str) -> None:
         standings = await client.standings(code)
         assert standings.final
         assert {s.name for s in standings.standings} == {"bot0", "bot1"}
+
+
+async def test_a_stopped_bot_leaves_a_waiting_room(lucie_server: str) -> None:
+    async with LucieClient(lucie_server) as client:
+        created = await client.create_room(deal=12, visibility="private")
+        code = created.room.code
+        await client.join(code, "ann")  # ann is not ready: the race does not start
+        bot = asyncio.create_task(run_bot(lucie_server, code, "bot0", think_s=0))
+        for _ in range(200):
+            if len((await client.get_room(code)).racers) == 2:
+                break
+            await asyncio.sleep(0.02)
+        bot.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await bot
+        room = await client.get_room(code)
+        assert [r.name for r in room.racers] == ["ann"]
