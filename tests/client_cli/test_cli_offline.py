@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from client_cli.cli import build_parser
+from client_cli.cli import build_parser, main
 
 SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot"]
 
@@ -22,14 +22,23 @@ def test_every_subcommand_has_help_with_examples(name: str,
     assert "examples:" in out and f"lucie {name}" in out
 
 
-def test_unreachable_server_gives_a_message_not_a_traceback() -> None:
+def test_unreachable_server_gives_a_message_not_a_traceback(
+        capsys: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    for argv in (["rooms"], ["results", "ABCD"], ["join", "ABCD"]):
-        proc = subprocess.run([sys.executable, "-m", "client_cli.cli", *argv, "--server",
-                               f"http://127.0.0.1:{port}"], capture_output=True, text=True,
-                              timeout=30)
-        assert proc.returncode == 1
-        assert "no race server answers" in proc.stderr
-        assert "Traceback" not in proc.stderr + proc.stdout
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.run([sys.executable, "-m", "client_cli.cli", "rooms", "--server", url],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1
+    assert "no race server answers" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    for argv in (["results", "ABCD"], ["join", "ABCD"], ["play", "--no-embedded"]):
+        assert main([*argv, "--server", url]) == 1
+        err = capsys.readouterr().err
+        assert f"lucie {argv[0]}: no race server answers at {url}" in err
+
+
+def test_too_many_bots_is_refused_before_any_request(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--bots", "8", "--server", "http://127.0.0.1:9"]) == 2
+    assert "raise --capacity" in capsys.readouterr().err
