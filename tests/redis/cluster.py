@@ -94,9 +94,10 @@ class Cluster:
         return url
 
     def kill(self, i: int) -> None:
-        """``kill -9`` process ``i``."""
-        self.procs[i].send_signal(signal.SIGKILL)
-        self.procs[i].wait(5)
+        """``kill -9`` process ``i`` (nothing if it is gone already)."""
+        if self.procs[i].poll() is None:
+            self.procs[i].send_signal(signal.SIGKILL)
+            self.procs[i].wait(5)
 
     def log(self, i: int) -> str:
         """What process ``i`` wrote so far."""

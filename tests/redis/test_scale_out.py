@@ -35,8 +35,8 @@ def _expected_order(games: dict[str, dict[str, Any]], join: list[str]) -> list[s
 
 
 async def test_racers_on_three_processes_see_one_sequence(trio: Cluster) -> None:
-    a, b, c = trio.urls
-    apis = [Api(u) for u in trio.urls]
+    a, b, c = trio.urls[:3]
+    apis = [Api(u) for u in trio.urls[:3]]
     api = apis[0]
     room, host, joined = await _room(api, ["Ada", "Bob", "Cy"], deal=123, countdown_s=1)
     racers = [Racer(room, rid, tok) for rid, tok in joined]
@@ -83,10 +83,10 @@ async def test_same_move_to_three_processes_applies_once(trio: Cluster) -> None:
     api = Api(trio.urls[0])
     room, host, [(racer, token)] = await _room(api, ["twin"], deal=5, countdown_s=0)
     await api.start(room["id"], host)
-    apis = [Api(u) for u in trio.urls]
+    apis = [Api(u) for u in trio.urls[:3]]
     auth = {"Authorization": f"Bearer {token}"}
     path = f"/rooms/{room['id']}/racers/{racer}/moves"
-    sockets = [await open_socket(u, room["id"], token).__aenter__() for u in trio.urls]
+    sockets = [await open_socket(u, room["id"], token).__aenter__() for u in trio.urls[:3]]
     for s in sockets:
         await recv(s)
     game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game")
@@ -113,10 +113,11 @@ async def test_same_move_to_three_processes_applies_once(trio: Cluster) -> None:
     await api.aclose()
 
 
-async def test_kill_9_mid_race_loses_no_accepted_move() -> None:
-    cluster = Cluster(3)
+async def test_kill_9_mid_race_loses_no_accepted_move(trio: Cluster) -> None:
+    cluster = trio
+    doomed = cluster.add()
     try:
-        a, b, doomed = cluster.urls
+        a, b = cluster.urls[:2]
         api, api_b = Api(a), Api(b)
         room, host, joined = await _room(api, ["Ada", "Bob"], deal=321, countdown_s=0)
         ada, bob = (Racer(room, rid, tok) for rid, tok in joined)
@@ -132,7 +133,7 @@ async def test_kill_9_mid_race_loses_no_accepted_move() -> None:
             assert game["version"] == 5
             # one more move in flight, then the process dies under it
             cmid = await ada.send_move(game)
-            cluster.kill(2)
+            cluster.kill(cluster.urls.index(doomed))
             await ada.close()
             await ada.connect(b, resume=True)  # another process, from the last seq seen
             await ada.send_move(game, cmid)    # the client resends what was not acked
@@ -162,15 +163,17 @@ async def test_kill_9_mid_race_loses_no_accepted_move() -> None:
         await api.aclose()
         await api_b.aclose()
     finally:
-        cluster.stop()
+        cluster.kill(cluster.urls.index(doomed))
 
 
-async def test_host_process_dies_in_countdown_race_starts_and_ends_once() -> None:
+async def test_host_process_dies_in_countdown_race_starts_and_ends_once(
+        trio: Cluster) -> None:
     """The start time is stored: the race starts without the host's process, and
     the time-limit end is detected by whichever process looks — once."""
-    cluster = Cluster(3)
+    cluster = trio
+    host_url = cluster.add()
     try:
-        host_url, a, b = cluster.urls
+        a, b = cluster.urls[:2]
         apis = [Api(u) for u in (a, b)]
         room, host, joined = await _room(apis[0], ["Ada", "Bob"], deal=11, countdown_s=1,
                                          time_limit_s=10)
@@ -180,7 +183,7 @@ async def test_host_process_dies_in_countdown_race_starts_and_ends_once() -> Non
         host_api = Api(host_url)
         await host_api.start(room["id"], host)
         await host_api.aclose()
-        cluster.kill(0)
+        cluster.kill(cluster.urls.index(host_url))
         async with asyncio.timeout(30):
             await ada.until("event", "started")
             await bob.until("event", "started")
@@ -205,7 +208,7 @@ async def test_host_process_dies_in_countdown_race_starts_and_ends_once() -> Non
         for x in apis:
             await x.aclose()
     finally:
-        cluster.stop()
+        cluster.kill(cluster.urls.index(host_url))
 
 
 async def test_resume_on_another_process_or_snapshot_when_trimmed() -> None:
