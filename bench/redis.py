@@ -93,7 +93,7 @@ def _connect_only(urls: list[str], seats: list[Any]) -> None:
 
 
 def _commandstats(client: redis.Redis) -> dict[str, int]:
-    stats = client.info("commandstats")
+    stats: dict[str, Any] = client.info("commandstats")  # type: ignore[assignment]
     return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
 
 

@@ -200,7 +200,7 @@ class RedisStore(Store):
         with _unavailable():
             won = await self._claim(keys=[self._code_key(code)], args=[room_id, _CODE_TTL_MS])
             if won:
-                await self._redis.hset(self._hash(room_id), "code", code)
+                await self._redis.hset(self._hash(room_id), "code", code)  # type: ignore[misc]
         return bool(won)
 
     async def find_room_by_code(self, code: str) -> str | None:
@@ -210,7 +210,7 @@ class RedisStore(Store):
 
     async def get_room(self, room_id: str) -> Versioned | None:
         with _unavailable():
-            raw = await self._redis.hget(self._hash(room_id), "room")
+            raw = await self._redis.hget(self._hash(room_id), "room")  # type: ignore[misc]
         if raw is None:
             return None
         rev, data = _split(raw)
@@ -229,8 +229,9 @@ class RedisStore(Store):
         self, room_id: str, data: Record, expected_rev: int, events: Sequence[Event] = ()
     ) -> tuple[int, list[Event]]:
         h, _, e = self._keys(room_id)
-        args = [expected_rev, encode_record(data), self.event_retention,
-                self._channel(room_id), *self._encode_events(events)]
+        args: list[bytes | str | int] = [
+            expected_rev, encode_record(data), self.event_retention, self._channel(room_id),
+            *self._encode_events(events)]
         with _unavailable():
             rev, first = await self._save_room(keys=[h, e], args=args)
         if rev < 0:
@@ -269,7 +270,7 @@ class RedisStore(Store):
 
     async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
         with _unavailable():
-            raw = await self._redis.hget(self._hash(room_id), "r:" + racer_id)
+            raw = await self._redis.hget(self._hash(room_id), "r:" + racer_id)  # type: ignore[misc]
         if raw is None:
             return None
         rev, data = _split(raw)
@@ -277,7 +278,7 @@ class RedisStore(Store):
 
     async def get_racers(self, room_id: str) -> dict[str, Versioned]:
         with _unavailable():
-            fields = await self._redis.hgetall(self._hash(room_id))
+            fields = await self._redis.hgetall(self._hash(room_id))  # type: ignore[misc]
         out: dict[str, Versioned] = {}
         for name, raw in fields.items():
             if name.startswith(b"r:"):
@@ -298,8 +299,9 @@ class RedisStore(Store):
         h, a, e = self._keys(room_id)
         field, body = ("", b"") if answer is None else (
             f"{racer_id}\n{answer[0]}", encode_record(answer[1]))
-        args = ["r:" + racer_id, expected_rev, encode_record(data), field, body,
-                self.event_retention, self._channel(room_id), *self._encode_events(events)]
+        args: list[bytes | str | int] = [
+            "r:" + racer_id, expected_rev, encode_record(data), field, body,
+            self.event_retention, self._channel(room_id), *self._encode_events(events)]
         with _unavailable():
             rev, first = await self._save_racer(keys=[h, a, e], args=args)
         if rev == -1:
@@ -329,7 +331,7 @@ class RedisStore(Store):
 
     async def get_answer(self, room_id: str, racer_id: str, client_move_id: str) -> Record | None:
         with _unavailable():
-            raw = await self._redis.hget(self._keys(room_id)[1], f"{racer_id}\n{client_move_id}")
+            raw = await self._redis.hget(self._keys(room_id)[1], f"{racer_id}\n{client_move_id}")  # type: ignore[misc]
         return None if raw is None else decode_record(raw)
 
     # -- events --------------------------------------------------------------
@@ -346,7 +348,7 @@ class RedisStore(Store):
 
     async def last_seq(self, room_id: str) -> int:
         with _unavailable():
-            raw = await self._redis.hget(self._hash(room_id), "seq")
+            raw = await self._redis.hget(self._hash(room_id), "seq")  # type: ignore[misc]
         return int(raw or 0)
 
     async def _read_since(self, room_id: str, since: int) -> tuple[bool, list[Event]]:

@@ -172,7 +172,7 @@ class Follower:
             event.clear()
         if ps is not None:
             with contextlib.suppress(Exception):
-                await ps.aclose()
+                await ps.aclose()  # type: ignore[no-untyped-call]
 
     async def _run(self) -> None:
         backoff = 0.05
