@@ -92,7 +92,8 @@ def _locust_cmd(p: Profile, hosts: list[str], out: Path) -> list[str]:
            "--headless", "--users", str(p.racers + p.bots + p.spectators),
            "--spawn-rate", str(p.spawn_rate), "--run-time", f"{p.duration_s}s",
            "--host", hosts[0], "--csv", str(out / p.name), "--html", str(out / f"{p.name}.html"),
-           "--reset-stats", "--only-summary", "--stop-timeout", "3", "--loglevel", "WARNING",
+           *([] if p.idle else ["--reset-stats"]), "--only-summary", "--stop-timeout", "3",
+           "--loglevel", "WARNING",
            "--exit-code-on-error", "0"]
     if p.locust_processes > 1:
         cmd += ["--processes", str(p.locust_processes)]
