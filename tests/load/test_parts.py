@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from infra.load.moves import choose_move, ruleset
 from infra.load.pool import Room, RoomPool
 from infra.load.servers import Sample
@@ -71,3 +73,21 @@ def test_summary_row_and_table(tmp_path: Path) -> None:
     assert row["kb_per_connection"] == 1024.0
     assert "| embedded (1 proc) | 10 | 55.0 | 4 / 20 / 40 | 1 / 120 | 60% |" \
         in markdown_table([row])
+
+
+def test_load_runs_refuse_a_redis_off_this_machine() -> None:
+    from infra.load.run import _check_loopback_redis
+
+    _check_loopback_redis("redis://127.0.0.1:6379/13")
+    with pytest.raises(SystemExit, match=r"127\.0\.0\.1 only"):
+        _check_loopback_redis("redis://redis.example.com:6379/0")
+
+
+def test_hotspots_sum_self_and_inclusive_time(tmp_path: Path) -> None:
+    from infra.load.hotspots import hotspots, hotspots_markdown
+
+    folded = tmp_path / "s.folded"
+    folded.write_text("main;loop;send 6\nmain;loop;decode 3\nmain;idle 1\n")
+    total, own, incl = hotspots(folded)
+    assert total == 10 and own["send"] == 6 and incl["loop"] == 9 and incl["main"] == 10
+    assert "- 60.0% `send`" in hotspots_markdown(folded)
