@@ -172,7 +172,7 @@ def _run_loop(coro: Any) -> Any:
     return uvloop.run(coro)
 
 
-async def _idle(url: str, room: str, n: int, hold: float) -> int:
+async def _idle(url: str, room: str, n: int, ready: Any, release: Any) -> int:
     from websockets.asyncio.client import connect
 
     socks = []
@@ -184,14 +184,16 @@ async def _idle(url: str, room: str, n: int, hold: float) -> int:
             socks.append(ws)
             if i % 500 == 499:
                 await asyncio.sleep(0)
-        await asyncio.sleep(hold)
+        ready.put(len(socks))
+        while not release.is_set():
+            await asyncio.sleep(0.1)
         return len(socks)
     finally:
         await asyncio.gather(*(s.close() for s in socks), return_exceptions=True)
 
 
-def _idle_worker(url: str, room: str, n: int, hold: float) -> int:
-    return int(_run_loop(_idle(url, room, n, hold)))
+def _idle_worker(url: str, room: str, n: int, ready: Any, release: Any) -> int:
+    return int(_run_loop(_idle(url, room, n, ready, release)))
 
 
 def _measure(kind: str, url: str, seats: list[Any], seconds: float,
@@ -260,12 +262,16 @@ def run(quick: bool) -> list[str]:
         before = _rss_mb(server.pid)
         per = idle_n // workers
         ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        with ctx.Manager() as manager, ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            ready, release = manager.Queue(), manager.Event()
             futures = [pool.submit(_idle_worker, url.replace("http", "ws"), watch, per,
-                                   3.0 if quick else 6.0) for _ in range(workers)]
-            time.sleep(1.5 if quick else 4.5)
+                                   ready, release) for _ in range(workers)]
+            held = sum(ready.get(timeout=300) for _ in range(workers))
+            time.sleep(1.0)  # let the server settle with every socket open
             held_rss = _rss_mb(server.pid)
-            held = sum(f.result() for f in futures)
+            release.set()
+            for f in futures:
+                f.result()
         lines.append(f"idle: {held:,} idle sockets held in {held_rss:.0f} MB RSS "
                      f"(+{held_rss - before:.0f} MB over a fresh server's {before:.0f} MB; "
                      f"target 5,000 in ≤ 200 MB)")

@@ -29,10 +29,18 @@ the encoded message), ``msg`` (a direct message, seq 0), ``resync``, ``gone`` or
 
 
 class Listener:
-    """One connection's bounded queue of :data:`Item` values."""
+    """One connection's bounded queue of :data:`Item` values.
+
+    A plain list and one future while waiting, not an :class:`asyncio.Queue`:
+    thousands of idle sockets each hold one, so it is kept small.
+    """
+
+    __slots__ = ("_items", "_on_overflow", "_waiter", "dead", "size")
 
     def __init__(self, size: int, on_overflow: Callable[[], None]) -> None:
-        self.queue: asyncio.Queue[Item] = asyncio.Queue(size)
+        self.size = size
+        self._items: list[Item] = []
+        self._waiter: asyncio.Future[None] | None = None
         self._on_overflow = on_overflow
         self.dead = False
 
@@ -40,10 +48,30 @@ class Listener:
         """Queue ``item`` without waiting; a full queue makes the listener overflow."""
         if self.dead:
             return
-        try:
-            self.queue.put_nowait(item)
-        except asyncio.QueueFull:
+        if len(self._items) >= self.size:
             self.overflow()
+            return
+        self._items.append(item)
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> Item:
+        """The next item, waiting for one."""
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+    def pending(self) -> list[Item]:
+        """A copy of the queued items (for tests and diagnostics)."""
+        return list(self._items)
 
     def overflow(self) -> None:
         """Drop what is queued and ask the connection to close (too slow)."""
@@ -55,9 +83,8 @@ class Listener:
         if self.dead:
             return
         self.dead = True
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        self.queue.put_nowait(("close", code, reason))
+        self._items = [("close", code, reason)]
+        self._wake()
 
 
 class RoomFeed:

@@ -58,6 +58,9 @@ def _store_error(exc: StoreError) -> dict[str, Any]:
 
 
 class _Connection:
+    __slots__ = ("_kick", "_sender_task", "authority", "bucket", "hub", "last_seq", "listener",
+                 "racer_id", "room_id", "settings", "token", "ws")
+
     def __init__(self, ws: WebSocket, room_id: str, racer_id: str | None,
                  token: str | None) -> None:
         state = ws.app.state
@@ -125,30 +128,30 @@ class _Connection:
                 else:
                     self.last_seq = since
                     await self._catch_up(now)
+            # the receiver runs in this coroutine (one task less per socket); it
+            # returns when the peer goes, or after asking the sender to close
             sender = self._sender_task = asyncio.create_task(self._sender())
-            receiver = asyncio.create_task(self._receiver())
-            done, _ = await asyncio.wait({sender, receiver},
-                                         return_when=asyncio.FIRST_COMPLETED)
-            if receiver in done and self.listener.dead:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(sender), 2.0)
-            for task in (sender, receiver):
-                task.cancel()
-            await asyncio.gather(sender, receiver, return_exceptions=True)
+            try:
+                await self._receiver()
+            finally:
+                if self.listener.dead and not sender.done():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(sender), 2.0)
+                sender.cancel()
+                await asyncio.gather(sender, return_exceptions=True)
             if self._kick is not None:
                 await self._kick
                 return
-            for task in (sender, receiver):
-                exc = None if task.cancelled() else task.exception()
-                if exc is not None and not isinstance(exc, _GONE):
-                    raise exc
+            exc = None if sender.cancelled() else sender.exception()
+            if exc is not None and not isinstance(exc, _GONE):
+                raise exc
         finally:
             self.hub.detach(self.room_id, self.listener)
 
     async def _sender(self) -> None:
-        queue = self.listener.queue
+        listener = self.listener
         while True:
-            kind, seq, text = await queue.get()
+            kind, seq, text = await listener.get()
             if kind == "event":
                 if seq <= self.last_seq:
                     continue
@@ -259,7 +262,7 @@ async def room_socket(ws: WebSocket) -> None:
                 return
             since = int(since_raw)
         try:
-            room = await authority.get_room(ws.path_params["room"])
+            room_id = (await authority.get_room(ws.path_params["room"])).id
         except RoomNotFound:
             await ws.close(4004, "room/not_found")
             return
@@ -267,11 +270,11 @@ async def room_socket(ws: WebSocket) -> None:
         racer_id = None
         if token is not None:
             try:
-                _, racer_id = await authority.authenticate(room.id, token)
+                _, racer_id = await authority.authenticate(room_id, token)
             except RaceError:
                 await ws.close(1008, "auth/invalid_token")
                 return
-        await _Connection(ws, room.id, racer_id, token).run(since)
+        await _Connection(ws, room_id, racer_id, token).run(since)
     except WebSocketDisconnect:
         return
     except StoreError:  # Redis away: tell the client to come back (IANA 1013)
