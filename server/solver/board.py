@@ -15,11 +15,11 @@ Moves are small tuples (*records*), cheap to push on the search path:
 * ``(REDEAL, 0, 0, 0)``: a redeal, shuffled with the room's redeal key.
 
 State key (:attr:`Board.hash`): 64-bit Zobrist hash of the pairs "card ``c``
-lies directly on card ``b``" (``b = -1`` for a fan's bottom card), XORed with
-a salt for the layout (its card order, the redeal number) and the merci.
-Within a layout a fan keeps its bottom card, so the pairs fix every fan and
-its place, and the cards on the foundations are the ones in no pair: the key
-is the whole state (up to 64-bit collisions).
+lies directly on card ``b``" and of "card ``c`` is the bottom of fan ``i``",
+XORed with a salt for the layout (its card order, the redeal number) and the
+merci. The pairs and bottoms fix every fan and its place, and the cards on
+the foundations are the ones in no pair: the key is the whole state (up to
+64-bit collisions).
 
 Supported rule sets: one deck, no free cells (every variant of rules.md but
 ``house-in-the-wood`` and ``fan-with-reserve``).
@@ -60,6 +60,8 @@ _rng = random.Random(0x1B5C1E)  # fixed local generator: the same keys in every 
 PAIR: Final = tuple(_rng.getrandbits(64) for _ in range(53 * 52))
 """``PAIR[(below + 1) * 52 + card]``: Zobrist key of ``card`` lying on ``below``."""
 MERCI_SALT: Final = _rng.getrandbits(64)
+SLOT: Final = tuple(_rng.getrandbits(64) for _ in range(64 * 52))
+"""``SLOT[fan * 52 + card]``: extra key of ``card`` at the bottom of fan ``fan``."""
 _REDEAL_SALT: Final = tuple(_rng.getrandbits(64) for _ in range(16))
 
 
@@ -82,13 +84,15 @@ def _layout_salt(fans: list[list[int]], redeals_used: int) -> int:
 
 
 def pair_hash(fans: list[list[int]]) -> int:
-    """Zobrist hash of the fans' (below, card) pairs (module docstring)."""
+    """Zobrist hash of the fans' (below, card) pairs and bottoms (module docstring)."""
     h = 0
-    for fan in fans:
+    for i, fan in enumerate(fans):
         below = -1
         for c in fan:
             h ^= PAIR[(below + 1) * 52 + c]
             below = c
+        if fan:
+            h ^= SLOT[i * 52 + fan[0]]
     return h
 
 
@@ -131,15 +135,14 @@ class Board:
         (legality is the caller's business); returns the record."""
         f = self.fans[src]
         c = f.pop()
-        below = f[-1] if f else -1
-        h = self.hash ^ PAIR[(below + 1) * 52 + c]
+        h = self.hash ^ (PAIR[(f[-1] + 1) * 52 + c] if f else PAIR[c] ^ SLOT[src * 52 + c])
         if dst < 0:
             self.found[c // 13] += 1
             self.total += 1
             self.loc[c] = -1
         else:
             g = self.fans[dst]
-            h ^= PAIR[(g[-1] + 1) * 52 + c] if g else PAIR[c]
+            h ^= PAIR[(g[-1] + 1) * 52 + c] if g else PAIR[c] ^ SLOT[dst * 52 + c]
             g.append(c)
             self.loc[c] = dst
         self.hash = h
@@ -154,9 +157,9 @@ class Board:
         else:
             g = self.fans[dst]
             g.pop()
-            h = self.hash ^ (PAIR[(g[-1] + 1) * 52 + c] if g else PAIR[c])
+            h = self.hash ^ (PAIR[(g[-1] + 1) * 52 + c] if g else PAIR[c] ^ SLOT[dst * 52 + c])
         f = self.fans[src]
-        h ^= PAIR[(f[-1] + 1) * 52 + c] if f else PAIR[c]
+        h ^= PAIR[(f[-1] + 1) * 52 + c] if f else PAIR[c] ^ SLOT[src * 52 + c]
         f.append(c)
         self.loc[c] = src
         self.hash = h
@@ -168,10 +171,13 @@ class Board:
         src = self.loc[card]
         f = self.fans[src]
         idx = f.index(card)
-        below = f[idx - 1] if idx else -1
         above = f[idx + 1]
-        h = self.hash ^ PAIR[(below + 1) * 52 + card] ^ PAIR[(card + 1) * 52 + above]
-        h ^= PAIR[(below + 1) * 52 + above] ^ MERCI_SALT
+        h = self.hash ^ PAIR[(card + 1) * 52 + above] ^ MERCI_SALT
+        if idx:
+            below = f[idx - 1]
+            h ^= PAIR[(below + 1) * 52 + card] ^ PAIR[(below + 1) * 52 + above]
+        else:
+            h ^= PAIR[card] ^ SLOT[src * 52 + card] ^ PAIR[above] ^ SLOT[src * 52 + above]
         del f[idx]
         if dst < 0:
             self.found[card // 13] += 1
@@ -179,7 +185,7 @@ class Board:
             self.loc[card] = -1
         else:
             g = self.fans[dst]
-            h ^= PAIR[(g[-1] + 1) * 52 + card] if g else PAIR[card]
+            h ^= PAIR[(g[-1] + 1) * 52 + card] if g else PAIR[card] ^ SLOT[dst * 52 + card]
             g.append(card)
             self.loc[card] = dst
         self.hash = h

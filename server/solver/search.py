@@ -133,10 +133,13 @@ class Search:
                     ):
                         out.append(j)
         if self.king_fill and r == 12 and len(fans[src]) > 1:
+            # Without a redeal to come every empty fan is alike: one is enough.
+            every = b.redeals_used < self.redeals
             for j, g in enumerate(fans):
                 if not g:
-                    out.append(j)  # every empty fan is alike: one is enough
-                    break
+                    out.append(j)
+                    if not every:
+                        break
         return out
 
     def _moves(self, merci: list[bool] | None) -> list[Step]:
