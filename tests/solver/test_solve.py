@@ -101,7 +101,7 @@ def test_agrees_with_brute_force(variant: str) -> None:
     if variant.endswith("+redeals"):  # king moves before a redeal: every empty fan differs
         rules = rules.with_overrides(redeals=2)
 
-    examples = 30 if rules.build == "down-suit" and not rules.king_fills_empty else 15
+    examples = 20 if rules.build == "down-suit" and not rules.king_fills_empty else 12
 
     @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(small_positions(rules))
