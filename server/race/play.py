@@ -64,15 +64,16 @@ class Play(AuthorityCore):
             assert room.start_at_ms is not None
             clock = now - room.start_at_ms
             racer, rev, game = self._racer_and_game_of(room, racer_id, got)
+            if racer.final or expected_version != racer.version:
+                # the same move may have been applied (and may have ended the game)
+                # since the answer check above: answer it as the first time
+                first = await self.store.get_answer(room.id, racer_id, client_move_id)
+                if first is not None:
+                    return Ack.model_validate(first)
             if racer.final:
                 raise err.RacerFinished(f"the result is final ({racer.status})",
                                         {"status": racer.status})
             if expected_version != racer.version:
-                # the same move may have been applied by another process since the
-                # answer check above: answer it as the first time (Redis backend)
-                first = await self.store.get_answer(room.id, racer_id, client_move_id)
-                if first is not None:
-                    return Ack.model_validate(first)
                 raise err.MoveStaleVersion(
                     f"expected version {expected_version}, the game is at {racer.version}",
                     {"game": self._game_view(room, racer, game, now).model_dump(mode="json")})
@@ -86,8 +87,8 @@ class Play(AuthorityCore):
             new = self._after(room, racer, after, clock)
             view = self._game_view(room, new, after, now)
             applied = [str(m) for m in after.log[len(game.log):]]
-            ack = Ack(client_move_id=client_move_id, version=new.version, race_clock_ms=clock,
-                      applied=applied, game=view)
+            ack = Ack.model_construct(client_move_id=client_move_id, version=new.version,
+                                      race_clock_ms=clock, applied=applied, game=view)
             events = [self._event(room, now, "progress", racer=racer_id,
                                   foundation_cards=new.foundation_cards, moves=new.version,
                                   redeals_used=new.redeals_used, merci_used=new.merci_used,
@@ -147,7 +148,7 @@ class Play(AuthorityCore):
         state = game.status
         status: Any = "playing" if state == "playing" else state
         final = state == "won" or (state == "stuck" and not game.rules.undo)
-        return RacerRecord(
+        return RacerRecord.model_construct(  # built from checked values: no re-validation
             id=racer.id, status=status, log=log, foundation_cards=pos.foundation_cards,
             redeals_used=pos.redeals_used, merci_used=pos.merci_used, reach_time_ms=reach,
             finished_ms=clock if final else None, final=final,
