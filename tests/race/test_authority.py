@@ -286,3 +286,20 @@ async def test_stuck_with_undo_is_not_final(race: RaceAuthority, store: ClockSto
     await race.resign(room_id, a.id, ta)
     await race.resign(room_id, b.id, tb)
     assert (await race.standings(room_id)).final
+
+
+async def test_repeat_of_the_final_move_gets_its_first_answer(race: RaceAuthority) -> None:
+    room_id, _, [(a, ta), _] = await _racing(race, 2, undo=False)
+    rules = (await race.get_room(room_id)).rules.model_dump()
+    game = await race.game(room_id, a.id)
+    n, last = 0, None
+    while not game.final:
+        move = pick_move(rules, game.model_dump())
+        assert move is not None
+        n += 1
+        last = (move, game.version, f"f{n}")
+        ack = await race.move(room_id, a.id, ta, *last)
+        game = ack.game
+    assert last is not None
+    again = await race.move(room_id, a.id, ta, *last)
+    assert again == ack and again.game.final
