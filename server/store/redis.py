@@ -14,10 +14,12 @@ reads ``TIME`` at most every ``clock_sync_s`` seconds and adds the local
 monotonic time elapsed since, so every process reads the same clock (to
 within half a round trip) without a round trip per call.
 
-URL: ``redis://[:password@]host:port/db?prefix=lucie:&retention=1000`` plus
-any redis-py URL option (``socket_timeout`` …). ``prefix`` (default: the
-``LUCIE_REDIS_PREFIX`` environment variable, else ``lucie:``) starts every
-key, so several deployments or test runs can share one Redis.
+URL: ``redis://[:password@]host:port/db?prefix=lucie:&retention=1000&batch=512``
+plus any redis-py URL option (``socket_timeout`` …). ``prefix`` (default:
+the ``LUCIE_REDIS_PREFIX`` environment variable, else ``lucie:``) starts
+every key, so several deployments or test runs can share one Redis;
+``batch`` caps the commands of one auto-pipeline
+(:mod:`server.store.redis_batch`; 1 turns batching off).
 
 Faults: every Redis error or timeout (default 2 s) becomes
 :class:`~server.store.base.StoreUnavailable`; the connection pool reconnects
@@ -31,14 +33,15 @@ import contextlib
 import os
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 
 from . import redis_scripts as lua
 from .base import (
@@ -52,6 +55,7 @@ from .base import (
     decode_record,
     encode_record,
 )
+from .redis_batch import Batcher
 from .redis_fanout import Follower
 
 __all__ = ["RedisStore", "split_url"]
@@ -76,20 +80,30 @@ def _split(raw: bytes) -> tuple[int, bytes]:
 
 
 def split_url(url: str) -> tuple[str, str, int]:
-    """``(redis-py URL, key prefix, event retention)`` of a store URL: the
-    ``prefix`` and ``retention`` query options taken out (module docstring).
+    """``(redis-py URL, key prefix, event retention)`` of a store URL: our own
+    query options (``prefix``, ``retention``, ``batch``) taken out (module
+    docstring).
 
     :raises ValueError: a malformed ``retention``.
     """
+    bare, options = _own_options(url)
+    prefix = options.get("prefix") or os.environ.get("LUCIE_REDIS_PREFIX") or "lucie:"
+    return bare, prefix, _int_option(options, "retention", 1000)
+
+
+def _own_options(url: str) -> tuple[str, dict[str, str]]:
     parts = urlsplit(url)
     options = dict(parse_qsl(parts.query))
-    prefix = options.pop("prefix", None) or os.environ.get("LUCIE_REDIS_PREFIX") or "lucie:"
-    raw = options.pop("retention", None)
+    own = {k: options.pop(k) for k in ("prefix", "retention", "batch") if k in options}
+    return urlunsplit(parts._replace(query=urlencode(options))), own
+
+
+def _int_option(options: dict[str, str], name: str, default: int) -> int:
+    raw = options.get(name)
     try:
-        retention = int(raw) if raw else 1000
+        return int(raw) if raw else default
     except ValueError:
-        raise ValueError("redis://…?retention= takes a number of events") from None
-    return urlunsplit(parts._replace(query=urlencode(options))), prefix, retention
+        raise ValueError(f"redis://…?{name}= takes a number") from None
 
 
 class RedisStore(Store):
@@ -101,7 +115,7 @@ class RedisStore(Store):
 
     def __init__(self, client: aioredis.Redis, pubsub_client: aioredis.Redis, *,
                  prefix: str = "lucie:", event_retention: int = 1000,
-                 clock_sync_s: float = 1.0) -> None:
+                 clock_sync_s: float = 1.0, batch: int = 512) -> None:
         self.event_retention = max(1, event_retention)
         self.prefix = prefix
         self._redis = client
@@ -116,6 +130,7 @@ class RedisStore(Store):
         self._expire = client.register_script(lua.EXPIRE_ROOM)
         self._claim = client.register_script(lua.CLAIM_CODE)
         self._expire_code = client.register_script(lua.EXPIRE_CODE)
+        self._batch = Batcher(client, max_batch=batch)
         self.follower = Follower(pubsub_client, self._alive_channels,
                                  buffer=max(64, 2 * self.event_retention))
 
@@ -130,6 +145,7 @@ class RedisStore(Store):
         :raises ValueError: a malformed ``retention``.
         """
         bare, url_prefix, url_retention = split_url(url)
+        batch = _int_option(_own_options(url)[1], "batch", 512)
         prefix = url_prefix if prefix is None else prefix
         event_retention = url_retention if event_retention is None else event_retention
         common: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 2.0,
@@ -143,7 +159,16 @@ class RedisStore(Store):
                         supported_errors=(RedisConnectionError,)),
             **common)
         pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0), **common)
-        return cls(client, pubsub, prefix=prefix, event_retention=event_retention)
+        return cls(client, pubsub, prefix=prefix, event_retention=event_retention, batch=batch)
+
+    async def _eval(self, script: AsyncScript, keys: list[str],
+                    args: Sequence[bytes | str | int]) -> Any:
+        """Run ``script`` through the batcher (EVALSHA; loaded on first NOSCRIPT)."""
+        try:
+            return await self._batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            await self._redis.script_load(script.script)
+            return await self._batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
 
     # -- keys ----------------------------------------------------------------
 
@@ -210,7 +235,7 @@ class RedisStore(Store):
 
     async def get_room(self, room_id: str) -> Versioned | None:
         with _unavailable():
-            raw = await self._redis.hget(self._hash(room_id), "room")  # type: ignore[misc]
+            raw = await self._batch.call("HGET", self._hash(room_id), "room")
         if raw is None:
             return None
         rev, data = _split(raw)
@@ -233,7 +258,7 @@ class RedisStore(Store):
             expected_rev, encode_record(data), self.event_retention, self._channel(room_id),
             *self._encode_events(events)]
         with _unavailable():
-            rev, first = await self._save_room(keys=[h, e], args=args)
+            rev, first = await self._eval(self._save_room, [h, e], args)
         if rev < 0:
             raise VersionConflict(f"room {room_id}: rev {first}, expected {expected_rev}")
         if expected_rev == 0:
@@ -270,7 +295,7 @@ class RedisStore(Store):
 
     async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
         with _unavailable():
-            raw = await self._redis.hget(self._hash(room_id), "r:" + racer_id)  # type: ignore[misc]
+            raw = await self._batch.call("HGET", self._hash(room_id), "r:" + racer_id)
         if raw is None:
             return None
         rev, data = _split(raw)
@@ -278,7 +303,7 @@ class RedisStore(Store):
 
     async def get_racers(self, room_id: str) -> dict[str, Versioned]:
         with _unavailable():
-            fields = await self._redis.hgetall(self._hash(room_id))  # type: ignore[misc]
+            fields = await self._batch.call("HGETALL", self._hash(room_id))
         out: dict[str, Versioned] = {}
         for name, raw in fields.items():
             if name.startswith(b"r:"):
@@ -303,7 +328,7 @@ class RedisStore(Store):
             "r:" + racer_id, expected_rev, encode_record(data), field, body,
             self.event_retention, self._channel(room_id), *self._encode_events(events)]
         with _unavailable():
-            rev, first = await self._save_racer(keys=[h, a, e], args=args)
+            rev, first = await self._eval(self._save_racer, [h, a, e], args)
         if rev == -1:
             raise VersionConflict(f"racer {racer_id}: rev {first}, expected {expected_rev}")
         if rev == -2:
@@ -316,10 +341,14 @@ class RedisStore(Store):
         """See :meth:`Store.get_move_state`: one pipeline (HMGET + HGET), one round trip."""
         h, a, _ = self._keys(room_id)
         with _unavailable():
-            pipe = self._redis.pipeline(transaction=False)
-            pipe.hmget(h, ["room", "r:" + racer_id])
-            pipe.hget(a, f"{racer_id}\n{client_move_id}")
-            (room_raw, racer_raw), answer = await pipe.execute()
+            both = self._batch.call("HMGET", h, "room", "r:" + racer_id)
+            one = self._batch.call("HGET", a, f"{racer_id}\n{client_move_id}")
+            got = await asyncio.gather(both, one, return_exceptions=True)
+            for item in got:
+                if isinstance(item, BaseException):
+                    raise item
+            (room_raw, racer_raw), answer = cast(tuple[list[bytes | None], bytes | None],
+                                                 tuple(got))
         room = racer = None
         if room_raw is not None:
             rev, data = _split(room_raw)
@@ -331,7 +360,8 @@ class RedisStore(Store):
 
     async def get_answer(self, room_id: str, racer_id: str, client_move_id: str) -> Record | None:
         with _unavailable():
-            raw = await self._redis.hget(self._keys(room_id)[1], f"{racer_id}\n{client_move_id}")  # type: ignore[misc]
+            raw = await self._batch.call("HGET", self._keys(room_id)[1],
+                                         f"{racer_id}\n{client_move_id}")
         return None if raw is None else decode_record(raw)
 
     # -- events --------------------------------------------------------------
@@ -341,14 +371,13 @@ class RedisStore(Store):
             return []
         h, _, e = self._keys(room_id)
         with _unavailable():
-            _, first = await self._append(
-                keys=[h, e], args=[self.event_retention, self._channel(room_id),
-                                   *self._encode_events(events)])
+            _, first = await self._eval(self._append, [h, e], [
+                self.event_retention, self._channel(room_id), *self._encode_events(events)])
         return self._stored(events, first)
 
     async def last_seq(self, room_id: str) -> int:
         with _unavailable():
-            raw = await self._redis.hget(self._hash(room_id), "seq")  # type: ignore[misc]
+            raw = await self._batch.call("HGET", self._hash(room_id), "seq")
         return int(raw or 0)
 
     async def _read_since(self, room_id: str, since: int) -> tuple[bool, list[Event]]:
@@ -427,5 +456,6 @@ class RedisStore(Store):
             self._sync_task.cancel()
             await asyncio.gather(self._sync_task, return_exceptions=True)
         await self.follower.close()
+        await self._batch.aclose()
         with contextlib.suppress(Exception):
             await self._redis.aclose()

@@ -10,10 +10,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 
 from server.store import open_store
 from server.store.base import StoreUnavailable
 from server.store.redis import RedisStore
+from server.store.redis_batch import Batcher
 
 from .contract import RETENTION, StoreContract
 
@@ -159,3 +162,35 @@ async def test_killed_connections_recover_and_subscriptions_resume(prefix: str) 
         await store.close()
         await writer.close()
         await admin.aclose()
+
+
+async def test_batcher_sends_one_pipeline_per_loop_turn(prefix: str) -> None:
+    client = aioredis.Redis.from_url(URL)
+    batcher = Batcher(client)
+    try:
+        await client.set(prefix + "s", "v")
+        calls = [batcher.call("SET", f"{prefix}k{i}", i) for i in range(20)]
+        calls.append(batcher.call("HGET", prefix + "s", "f"))  # WRONGTYPE: fails alone
+        calls.append(batcher.call("GET", prefix + "k3"))
+        got = await asyncio.gather(*calls, return_exceptions=True)
+        assert batcher.batches == 1
+        assert got[:20] == [True] * 20
+        assert isinstance(got[20], ResponseError) and "WRONGTYPE" in str(got[20])
+        assert got[21] == b"3"
+        assert await batcher.call("GET", prefix + "k19") == b"19"
+        assert batcher.batches == 2
+    finally:
+        await batcher.aclose()
+        await client.aclose()
+
+
+async def test_batcher_connection_failure_fails_every_caller() -> None:
+    client = aioredis.Redis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=1)
+    batcher = Batcher(client)
+    try:
+        got = await asyncio.gather(*(batcher.call("GET", f"k{i}") for i in range(3)),
+                                   return_exceptions=True)
+        assert all(isinstance(g, RedisConnectionError) for g in got)
+    finally:
+        await batcher.aclose()
+        await client.aclose()
