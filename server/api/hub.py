@@ -118,6 +118,12 @@ class RoomFeed:
             except StoreUnavailable:
                 log.warning("room feed %s: store unavailable, retrying", self.room_id)
                 await asyncio.sleep(0.5)
+            except Exception as exc:  # never let a feed die silently: resync and go on
+                log.error("room feed %s failed: %s", self.room_id, type(exc).__name__,
+                          exc_info=exc)
+                await asyncio.sleep(0.5)
+                for listener in list(self.listeners):
+                    listener.push(("resync", self.since, ""))
 
 
 class Hub:
