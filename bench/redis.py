@@ -8,6 +8,8 @@ Redis on loopback, beside the embedded backend in the same run.
   ``redis-server`` (free port, no persistence); every room has racers on both
   processes, so each move's events cross processes through Redis. Targets:
   ≥ 1,500 moves/s, p99 ≤ 60 ms; the ratio to the embedded figures.
+* **CPU per move** (``/proc``): the server processes', and Redis's — a
+  steadier figure than moves/s on a shared machine.
 * **Redis work per move**: ``INFO commandstats`` deltas over the timed run
   count every command, those run inside the Lua scripts included. Round trips
   are the commands the servers send: the commandstats total minus the
@@ -25,6 +27,7 @@ are a floor. ``quick=True`` runs 2 s per phase.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import shutil
 import statistics
 import subprocess
@@ -92,6 +95,12 @@ def _connect_only(urls: list[str], seats: list[Any]) -> None:
             f.result()
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used by process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _commandstats(client: redis.Redis) -> dict[str, int]:
     stats: dict[str, Any] = client.info("commandstats")  # type: ignore[assignment]
     return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
@@ -119,11 +128,15 @@ def run(quick: bool) -> list[str]:
     url = f"http://127.0.0.1:{port}"
     try:
         seats = _setup(url)
+        e_cpu0 = _cpu_s(server.pid)
         e_rate, e_p50, e_p99 = _measure("race", url.replace("http", "ws"), seats, seconds, 2)
+        e_cpu = (_cpu_s(server.pid) - e_cpu0) / (e_rate * seconds) * 1e6
     finally:
         _stop(server)
+    load = os.getloadavg()[0]
+    lines.append(f"machine: {os.cpu_count()} cores, load average {load:.1f} at the start")
     lines.append(f"embedded (1 process, memory): {e_rate:,.0f} moves/s, ack p50 "
-                 f"{e_p50:.1f} ms, p99 {e_p99:.1f} ms")
+                 f"{e_p50:.1f} ms, p99 {e_p99:.1f} ms; server CPU {e_cpu:.0f} µs/move")
 
     workdir = Path(tempfile.mkdtemp(prefix="lucie-bench-redis-"))
     rport = _port()
@@ -142,7 +155,10 @@ def run(quick: bool) -> list[str]:
         _connect_only(ws_urls, seats)
         setup = sum(_commandstats(admin).values()) - before - 1
         admin.config_resetstat()
+        watched = [*procs, store]
+        cpu0 = [_cpu_s(p.pid) for p in watched]
         r_rate, r_p50, r_p99, moves = _measure_split(ws_urls, seats, seconds)
+        cpu = [(_cpu_s(p.pid) - c) / moves * 1e6 for p, c in zip(watched, cpu0, strict=True)]
         stats = _commandstats(admin)
         commands = sum(v for k, v in stats.items() if k not in ("info", "config|resetstat"))
         main_scripts = stats.get("evalsha", 0) + stats.get("eval", 0)
@@ -168,15 +184,18 @@ def run(quick: bool) -> list[str]:
         shutil.rmtree(workdir, ignore_errors=True)
 
     lines.append(f"redis (2 processes, 1 Redis): {r_rate:,.0f} moves/s (target ≥ 1,500), ack "
-                 f"p50 {r_p50:.1f} ms, p99 {r_p99:.1f} ms (target ≤ 60)")
+                 f"p50 {r_p50:.1f} ms, p99 {r_p99:.1f} ms (target ≤ 60); server CPU "
+                 f"{sum(cpu[:-1]):.0f} µs/move (both processes), Redis CPU {cpu[-1]:.0f} µs/move")
     lines.append(f"ratio redis/embedded: throughput {r_rate / e_rate:.2f}, "
-                 f"p50 ×{r_p50 / e_p50:.1f}, p99 ×{r_p99 / e_p99:.1f}")
+                 f"p50 ×{r_p50 / e_p50:.1f}, p99 ×{r_p99 / e_p99:.1f}, "
+                 f"server CPU per move ×{sum(cpu[:-1]) / e_cpu:.1f}")
     per_script = inside / max(1, m_scripts)
     trips = commands - main_scripts * per_script - setup
     lines.append(f"redis commands per move (commandstats, script internals included): "
                  f"{commands / moves:.1f}; scripts per move {main_scripts / moves:.2f}, "
                  f"{per_script:.1f} commands inside each (MONITOR, {m_moves} moves)")
-    lines.append(f"redis round trips per move (sent by the servers): {trips / moves:.2f} "
-                 f"(target ≤ 6); plus {setup / len(seats):.1f} per socket connection, "
+    lines.append(f"redis commands sent per move by the servers: {trips / moves:.2f} — each "
+                 f"at most one round trip, fewer when auto-pipelined (target ≤ 6 round "
+                 f"trips); plus {setup / len(seats):.1f} per socket connection, "
                  f"{setup / moves:.2f} per move in this run")
     return lines
