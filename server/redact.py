@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 __all__ = ["RedactSecrets", "install", "redact"]
 
@@ -39,8 +40,26 @@ class RedactSecrets(logging.Filter):
         except Exception:  # a broken record is not ours to fix
             return True
         cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
+        if cleaned == message:
+            return True
+        # keep the shape of ``args``: formatters such as uvicorn's AccessFormatter
+        # unpack it (``client_addr, method, full_path, … = record.args``)
+        if isinstance(record.args, tuple):
+            args: Any = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.args, Mapping):
+            args = {k: redact(v) if isinstance(v, str) else v for k, v in record.args.items()}
+        else:
+            args = record.args
+        msg = redact(record.msg) if isinstance(record.msg, str) else record.msg
+        record.msg, record.args = msg, args
+        try:
+            if record.getMessage() == cleaned:
+                return True
+        except Exception:
+            pass
+        # the secret spans the format and its arguments: keep the cleaned text
+        # (an empty tuple: ``getMessage`` does not format, unpacking still works)
+        record.msg, record.args = cleaned, ()
         return True
 
 

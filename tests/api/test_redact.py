@@ -20,3 +20,48 @@ def test_filter_rewrites_formatted_records() -> None:
                                "< %s: %s", ("authorization", "Bearer s3cretTOKENvalue"), None)
     assert RedactSecrets().filter(record)
     assert record.getMessage() == "< authorization: Bearer [redacted]"
+
+
+def test_uvicorn_access_record_keeps_its_args_shape() -> None:
+    # a token in a query string: uvicorn's AccessFormatter unpacks record.args
+    # (5 items); the filter used to set it to None ("cannot unpack NoneType")
+    from uvicorn.logging import AccessFormatter
+
+    record = logging.LogRecord(
+        "uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5000", "GET", "/api/v1/rooms?token=lYB6CDlqfMTIq82fBoVKCOZ9zcCiN21a",
+         "1.1", 200), None)
+    assert RedactSecrets().filter(record)
+    assert isinstance(record.args, tuple) and len(record.args) == 5
+    line = AccessFormatter("%(client_addr)s %(request_line)s %(status_code)s",
+                           use_colors=False).format(record)
+    assert "lYB6CDlqfMTIq82fBoVKCOZ9zcCiN21a" not in line
+    assert line == '127.0.0.1:5000 GET /api/v1/rooms?token=[redacted] HTTP/1.1 200 OK'
+
+
+def test_uvicorn_access_logger_logs_without_error() -> None:
+    import io
+
+    from uvicorn.logging import AccessFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(AccessFormatter('%(client_addr)s - "%(request_line)s" %(status_code)s',
+                                         use_colors=False))
+    handler.addFilter(RedactSecrets())
+    logger = logging.getLogger("test.redact.access")
+    logger.addHandler(handler)
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    errors: list[BaseException] = []
+    orig = handler.handleError
+    handler.handleError = lambda rec: errors.append(RuntimeError("logging error"))  # type: ignore[method-assign]
+    try:
+        logger.info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:1", "GET",
+                    "/api/v1/rooms?token=lYB6CDlqfMTIq82fBoVKCOZ9zcCiN21a", "1.1", 200)
+    finally:
+        handler.handleError = orig  # type: ignore[method-assign]
+        logger.removeHandler(handler)
+    assert errors == []
+    assert "token=[redacted]" in stream.getvalue()
+    assert "lYB6CDlq" not in stream.getvalue()
