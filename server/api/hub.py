@@ -15,9 +15,7 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import cast
 
-import orjson
-
-from server.store.base import Event, EventsTooOld, Store, StoreUnavailable
+from server.store.base import Event, EventsTooOld, Store, StoreUnavailable, json_bytes
 
 __all__ = ["Hub", "Item", "Listener"]
 
@@ -105,7 +103,7 @@ class RoomFeed:
                 async with contextlib.aclosing(subscription) as events:
                     async for event in events:
                         self.since = event["seq"]
-                        text = orjson.dumps({"t": "event", "d": event}).decode()
+                        text = json_bytes({"t": "event", "d": event}).decode()
                         for listener in list(self.listeners):
                             listener.push(("event", event["seq"], text))
                 for listener in list(self.listeners):

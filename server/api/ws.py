@@ -20,14 +20,13 @@ import contextlib
 import logging
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server.race.authority import RaceAuthority
 from server.race.errors import RaceError, RoomNotFound
 from server.settings import Settings
-from server.store.base import EventsTooOld, StoreError, VersionConflict
+from server.store.base import EventsTooOld, StoreError, VersionConflict, json_bytes
 
 from .errors import RETRY_AFTER_MS, validation_details
 from .hub import Hub, Listener
@@ -45,7 +44,7 @@ _GONE = (WebSocketDisconnect, OSError)
 
 def _text(t: str, d: Any = None) -> str:
     msg: dict[str, Any] = {"t": t} if d is None else {"t": t, "d": d}
-    return orjson.dumps(msg).decode()
+    return json_bytes(msg).decode()
 
 
 def _store_error(exc: StoreError) -> dict[str, Any]:

@@ -52,6 +52,8 @@ the store reads none of them except the room's ``code`` (for
 
 from __future__ import annotations
 
+import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, NamedTuple
@@ -69,6 +71,7 @@ __all__ = [
     "Versioned",
     "decode_record",
     "encode_record",
+    "json_bytes",
 ]
 
 Record = dict[str, Any]
@@ -109,20 +112,39 @@ class StoreUnavailable(StoreError):
     code = "store/unavailable"
 
 
+_BIG_INT = re.compile(rb"[:\[,]\s*-?[0-9]{20}")
+"""A JSON number of 20 digits or more, which orjson reads as a float (lossy)."""
+
+
+def json_bytes(data: Any) -> bytes:
+    """Compact UTF-8 JSON of ``data`` as ``orjson.dumps`` writes it; integers
+    beyond 64 bits (deal numbers go up to 10**20 − 1) are written exactly by
+    the standard library instead (orjson refuses them)."""
+    try:
+        return orjson.dumps(data)
+    except TypeError:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False).encode()
+
+
 def encode_record(data: Record) -> bytes:
     """The stored bytes of a record: compact UTF-8 JSON (no spaces, non-ASCII
-    as UTF-8, keys in the given order), as ``orjson.dumps`` writes it."""
-    return orjson.dumps(data)
+    as UTF-8, keys in the given order), as ``orjson.dumps`` writes it
+    (:func:`json_bytes`: integers of any size stay exact)."""
+    return json_bytes(data)
 
 
 def decode_record(raw: bytes | str) -> Record:
-    """Inverse of :func:`encode_record`.
+    """Inverse of :func:`encode_record` (integers of any size read back exactly).
 
     :raises StoreError: the bytes are not a JSON object (corrupt storage).
     """
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        if _BIG_INT.search(raw.encode() if isinstance(raw, str) else raw):
+            data = json.loads(raw)  # orjson would read a 20-digit number as a float
+        else:
+            data = orjson.loads(raw)
+    except ValueError as exc:  # orjson.JSONDecodeError and json's are ValueErrors
         raise StoreError(f"corrupt record: {exc}") from None
     if not isinstance(data, dict):
         raise StoreError("corrupt record: not a JSON object")
