@@ -140,7 +140,8 @@ class AuthorityCore:
 
     @staticmethod
     def _clock(room: RoomRecord, now: int) -> int | None:
-        if room.start_at_ms is None or room.state in ("waiting", "countdown"):
+        if room.start_at_ms is None or room.state in ("waiting", "countdown") \
+                or (room.state == "closed" and room.ended_ms is None):  # closed unstarted
             return None
         end = room.ended_ms if room.ended_ms is not None else now
         return max(0, min(end - room.start_at_ms, room.time_limit_ms))
@@ -205,7 +206,8 @@ class AuthorityCore:
         if room.par is not None:
             table = [s.model_copy(update={"to_par": room.par - s.foundation_cards})
                      for s in table]
-        return Standings(final=room.state == "over", standings=table, par=room.par)
+        final = room.state == "over" or (room.state == "closed" and room.ended_ms is not None)
+        return Standings(final=final, standings=table, par=room.par)
 
     def _event(self, room: RoomRecord, now: int, type_: str, **data: Any) -> dict[str, Any]:
         return {"type": type_, "race_clock_ms": self._clock(room, now), **data}
@@ -286,22 +288,29 @@ class AuthorityCore:
             except VersionConflict:
                 continue
             await self.store.expire_room(room_id, self.config.ended_ttl_ms)
-            for hook in self.race_over_hooks:
-                try:
-                    await hook(over, views)
-                except Exception as exc:  # a feed must never undo or block the race end
-                    log.error("race-over hook failed: %s", type(exc).__name__, exc_info=exc)
+            await self._race_over_hooks(over, views)
             return
 
-    async def _time_out(self, room: RoomRecord, racer_id: str, now: int) -> RacerRecord:
+    async def _race_over_hooks(self, room: RoomRecord, views: list[RacerView]) -> None:
+        for hook in self.race_over_hooks:
+            try:
+                await hook(room, views)
+            except Exception as exc:  # a feed must never undo or block the race end
+                log.error("race-over hook failed: %s", type(exc).__name__, exc_info=exc)
+
+    async def _time_out(self, room: RoomRecord, racer_id: str, now: int,
+                        at_ms: int | None = None) -> RacerRecord:
+        """Make the racer's result final as ``timed_out`` at race-clock ``at_ms``
+        (default: the time limit; the host closing the race: the close time)."""
+        at = room.time_limit_ms if at_ms is None else at_ms
         for _ in range(_RETRIES):
             got = await self.store.get_racer(room.id, racer_id)
             racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
             if racer.final:
                 return racer
             done = racer.model_copy(update={
-                "status": "timed_out", "final": True, "finished_ms": room.time_limit_ms})
-            event = {"type": "finished", "race_clock_ms": room.time_limit_ms,
+                "status": "timed_out", "final": True, "finished_ms": at})
+            event = {"type": "finished", "race_clock_ms": at,
                      "racer": racer_id, "status": "timed_out"}
             try:
                 await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),

@@ -167,14 +167,29 @@ class Lobby(AuthorityCore):
             self._authorize_host(room, host_token)
             if room.state in ("over", "closed"):
                 raise err.RoomOver(f"the room is already {room.state}")
-            new = room.model_copy(update={
-                "state": "closed", "ended_ms": now if room.start_at_ms else None})
+            if room.state != "racing":  # before the start: the room just closes
+                new = room.model_copy(update={"state": "closed", "ended_ms": None})
+                events = [self._event(new, now, "closed")]
+                views = None
+            else:  # during the race: every result becomes final now, then race_over
+                clock = self._clock(room, now) or 0
+                racers = await self._racers(room)
+                for entry in room.roster:
+                    racer = racers.get(entry.id)
+                    if racer is None or not racer.final:
+                        racers[entry.id] = await self._time_out(room, entry.id, now, at_ms=clock)
+                new = room.model_copy(update={"state": "closed", "ended_ms": now})
+                views = [self._racer_view(new, e, racers.get(e.id)) for e in room.roster]
+                table = self._standings(new, views)
+                events = [self._event(new, now, "race_over", **table.model_dump(mode="json")),
+                          self._event(new, now, "closed")]
             try:
-                await self.store.save_room(room.id, new.model_dump(mode="json"), rev,
-                                           [self._event(new, now, "closed")])
+                await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
             except VersionConflict:
                 continue
             await self.store.expire_room(room.id, self.config.ended_ttl_ms)
+            if views is not None:
+                await self._race_over_hooks(new, views)
             return await self._room_view(new, now)
         raise VersionConflict("room too busy")
 
