@@ -10,13 +10,13 @@ import sys
 
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
-from .api import ApiError, LucieClient
-from .board.model import standing_rows
+from .api import ApiError, LucieClient, StandingsView
+from .board.model import FINAL_STATUSES, standing_rows
 from .bot import bot_name, run_bot
 from .common import Subparsers, add_server_arg, print_table, resolved_server
 from .embedded import ensure_server
 
-__all__ = ["add_parser", "race"]
+__all__ = ["add_parser", "race", "wait_for_race_over"]
 
 
 def _default_name() -> str:
@@ -35,8 +35,14 @@ def _deal(text: str) -> int | str:
         raise argparse.ArgumentTypeError("a deal number, 'random' or 'daily'") from None
 
 
-async def race(args: argparse.Namespace, url: str) -> int:
-    """Create or join the room the arguments ask for, then run the board."""
+async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> int:
+    """Create or join the room the arguments ask for, then run the board.
+
+    ``hosting``: this process started the (embedded) server the room lives
+    on; after the board closes, it keeps the server up until the race is
+    over for everyone (Ctrl-C stops it sooner). The standings are printed
+    at the end of any race.
+    """
     from .board.app import RaceApp, Seat  # Textual loads only for the board
 
     bots: list[asyncio.Task[object]] = []
@@ -62,7 +68,8 @@ async def race(args: argparse.Namespace, url: str) -> int:
             for i in range(getattr(args, "bots", 0)):
                 bots.append(asyncio.create_task(_quiet_bot(url, room.id, bot_name(i),
                                                            args.bot_think)))
-    app = RaceApp(seat)
+    own_bots = frozenset(bot_name(i) for i in range(getattr(args, "bots", 0)))
+    app = RaceApp(seat, hosts_server=hosting, own_bots=own_bots)
     if host_token and getattr(args, "start_in", None) is not None:
         bots.append(asyncio.create_task(_start_later(url, room.id, host_token, args.start_in)))
     try:
@@ -77,11 +84,51 @@ async def race(args: argparse.Namespace, url: str) -> int:
             async with LucieClient(url) as client:  # the host left before the start
                 with contextlib.suppress(ApiError):
                     await client.close(room.id, host_token)
-    if app.standings:
-        print_table(f"Room {app.room.code if app.room else seat.room} · final results",
+    standings = app.standings
+    final = bool(standings)
+    started = app.room is not None and app.room.state in ("countdown", "racing", "over")
+    if not standings and started:
+        with contextlib.suppress(ApiError):
+            if hosting:
+                final_view = await wait_for_race_over(url, seat.room)
+            else:
+                final_view = await _standings(url, seat.room)
+            standings, final = final_view.standings, final_view.final
+    if standings:
+        code = app.room.code if app.room else seat.room
+        print_table(f"Room {code} · " + ("final results" if final else "standings so far"),
                     ["rank", "name", "cards", "reached", "moves", "status", "points"],
-                    standing_rows(app.standings))
+                    standing_rows(standings))
     return result or 0
+
+
+async def _standings(url: str, room: str) -> StandingsView:
+    async with LucieClient(url) as client:
+        return await client.standings(room)
+
+
+async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0) -> StandingsView:
+    """Wait until ``room``'s race is over (or the room closed); return the standings.
+
+    Says once, on stdout, who is still racing and that Ctrl-C stops the
+    server now: the caller hosts the server the other racers depend on.
+    """
+    async with LucieClient(url) as client:
+        announced = False
+        while True:
+            info = await client.get_room(room)
+            if info.state not in ("countdown", "racing"):
+                break
+            still = [r.name for r in info.racers if r.status not in FINAL_STATUSES]
+            if still and not announced:
+                announced = True
+                n = len(still)
+                print(f"You host the local server: it keeps running until the race is over "
+                      f"for the {n} racer{'s' if n != 1 else ''} still racing "
+                      f"({', '.join(still)}).\nPress Ctrl-C to stop it now (their race "
+                      "ends).", flush=True)
+            await asyncio.sleep(poll_s)
+        return await client.standings(room)
 
 
 async def _quiet_bot(url: str, room: str, name: str, think_s: float) -> object:
@@ -105,8 +152,8 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     embedded = getattr(args, "embedded", False)
     try:
-        with ensure_server(url, allow_start=embedded):
-            return asyncio.run(race(args, url))
+        with ensure_server(url, allow_start=embedded) as hosting:
+            return asyncio.run(race(args, url, hosting=hosting))
     except ApiError as exc:
         print(f"lucie {args.command}: {exc.message}", file=sys.stderr)
         if exc.code == "client/unreachable" and not embedded:
@@ -118,6 +165,8 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        raise  # the reader of our output went away: ``cli.main`` stops quietly
     except Exception as exc:  # the user-facing boundary: one line, never a traceback
         print(f"lucie {args.command}: unexpected error: {exc!r}", file=sys.stderr)
         return 1

@@ -68,9 +68,14 @@ class RaceApp(Controls, App[int]):
         Binding("ctrl+q", "leave", "resign and quit", priority=True),
     ]
 
-    def __init__(self, seat: Seat, *, reconnect_give_up_s: float = 120.0) -> None:
+    def __init__(self, seat: Seat, *, reconnect_give_up_s: float = 120.0,
+                 hosts_server: bool = False, own_bots: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.seat = seat
+        self.hosts_server = hosts_server
+        """This process runs the embedded server the room lives on."""
+        self.own_bots = own_bots
+        """Names of the bots this process runs (they stop with the board)."""
         self.client = LucieClient(seat.url)
         self.conn = RoomConnection(seat.url, seat.room, seat.token,
                                    give_up_after=reconnect_give_up_s)

@@ -41,6 +41,8 @@ class _Board(Protocol):
     targets: set[str]
     pending_move: str | None
     watched: str | None
+    hosts_server: bool
+    own_bots: frozenset[str]
 
     def say(self, text: str, kind: str = "") -> None: ...
     def _render_board(self) -> None: ...
@@ -49,6 +51,7 @@ class _Board(Protocol):
     async def _refresh_game(self) -> None: ...
     async def _watch(self, name: str) -> None: ...
     def _ask_quit(self) -> None: ...
+    def _others_racing(self) -> int: ...
     async def _resign_and_exit(self) -> None: ...
     async def _start(self) -> None: ...
     def _clear_selection(self) -> None: ...
@@ -116,17 +119,34 @@ class Controls:
         """Ctrl+Q: the same as typing ``q``."""
         self._ask_quit()
 
+    def _others_racing(self: _Board) -> int:
+        """Other racers (not this board's own bots) whose race is not over yet."""
+        return sum(1 for r in self.racers.values()
+                   if r.id != self.seat.racer and r.name not in self.own_bots
+                   and r.status not in FINAL_STATUSES)
+
     def _ask_quit(self: _Board) -> None:
         me = self.racers.get(self.seat.racer or "")
         racing = self.room is not None and self.room.state in ("racing", "countdown")
-        if self.fatal or me is None or not racing or me.status in FINAL_STATUSES:
+        others = self._others_racing() if self.hosts_server and racing and not self.fatal else 0
+        playing = me is not None and me.status not in FINAL_STATUSES
+        if self.fatal or not racing or (not playing and not others):
             self.exit(1 if self.fatal else 0)
             return
+        question = "Resign from the race and quit?" if playing else "Quit the board?"
+        if others:
+            who = "1 other racer" if others == 1 else f"{others} other racers"
+            question += (f"\n\nYou host the local server: quitting would end the race for "
+                         f"{who}. The server keeps running in this terminal until their "
+                         "race is over (Ctrl-C there stops it and ends their race).")
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.run_worker(self._resign_and_exit(), exit_on_error=False)
-        self.push_screen(ConfirmScreen("Resign from the race and quit?"), callback=done)
+                if playing:
+                    self.run_worker(self._resign_and_exit(), exit_on_error=False)
+                else:
+                    self.exit(0)
+        self.push_screen(ConfirmScreen(question), callback=done)
 
     async def _resign_and_exit(self: _Board) -> None:
         if self.seat.racer and self.seat.token:

@@ -205,3 +205,29 @@ async def test_merci_by_mouse_on_a_buried_card(lucie_server: str) -> None:
         await pilot.click("#foundations" if target == "f" else f"#fan-{target}")
         await until(lambda: app.game is not None and app.game.version == 3, what="merci played")
         assert app.game is not None and app.game.position.merci_used
+
+
+async def test_host_of_the_local_server_is_warned_before_quitting(lucie_server: str) -> None:
+    room, host, (ann, _bob, _bot) = await _room(lucie_server, "ann", "bob", "bot-Ada",
+                                               countdown_s=0)
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host), hosts_server=True,
+                  own_bots=frozenset({"bot-Ada"}))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: app.game is not None, what="start")
+        await pilot.press("q", "enter")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        question = app.screen.question  # type: ignore[attr-defined]
+        assert "You host the local server" in question
+        assert "end the race for 1 other racer." in question  # bob; not our own bot
+        await pilot.press("n")
+        # finished myself, bob still racing: quitting still asks (and warns)
+        await client.resign(room, ann.racer.id, ann.token)
+        await until(lambda: app.racers[ann.racer.id].status == "resigned", what="resigned")
+        await pilot.press("q", "enter")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), what="second confirm")
+        assert app.screen.question.startswith("Quit the board?")  # type: ignore[attr-defined]
+        await pilot.press("y")
+        await until(lambda: not app.is_running, what="exit")
+    assert app.return_value == 0

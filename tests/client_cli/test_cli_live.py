@@ -15,6 +15,7 @@ import pytest
 
 from client_cli.api import GameView, LucieClient
 from client_cli.cli import main
+from client_cli.play_cmd import wait_for_race_over
 
 from .helpers import play_moves
 
@@ -76,3 +77,23 @@ def test_rooms_results_replay_and_bots(lucie_server: str,
     assert rc == 1 and "no racer 'nobody'" in err
     rc, _, err = _lucie(capsys, lucie_server, "results", "NOSUCHROOM")
     assert rc == 1 and "lucie results:" in err
+
+
+async def test_the_host_of_the_server_waits_for_the_race_to_end(
+        lucie_server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    async with LucieClient(lucie_server) as client:
+        created = await client.create_room(deal=2, countdown_s=0, visibility="private")
+        room, host = created.room.id, created.host_token
+        ann = await client.join(room, "ann")
+        bob = await client.join(room, "bob")
+        await client.start(room, host)
+        await client.resign(room, ann.racer.id, ann.token)  # the host quit; bob races on
+        waiting = asyncio.create_task(wait_for_race_over(lucie_server, room, poll_s=0.05))
+        await asyncio.sleep(0.5)
+        assert not waiting.done()
+        assert "keeps running until the race is over for the 1 racer still racing (bob)" \
+            in capsys.readouterr().out
+        await client.resign(room, bob.racer.id, bob.token)
+        standings = await asyncio.wait_for(waiting, 10)
+    assert standings.final
+    assert {s.name for s in standings.standings} == {"ann", "bob"}

@@ -3,7 +3,9 @@
 ``make run`` (with ``LUCIE_SERVER`` pointing at a free local port) must start
 the embedded server, open a room with bots and show the board with the room
 code; a second person joins with ``lucie join CODE`` in another terminal;
-the host starts, plays a move, resigns and quits; the embedded server stops.
+the host starts, plays a move, resigns and quits (warned that he hosts the
+server); the embedded server keeps running until bob's race is over, then
+the host's terminal prints the final results and the server stops.
 """
 
 from __future__ import annotations
@@ -74,11 +76,18 @@ def test_readme_quick_start_in_tmux(session: str) -> None:
     _wait_pane(guest, lambda t: re.search(r"ann[ │]+█", t))  # ann's bar moved on bob's screen
 
     _tmux("send-keys", "-t", host, "q", "Enter")
-    _wait_pane(host, lambda t: "Resign from the race" in t)
+    _wait_pane(host, lambda t: "Resign from the race" in t and "You host the local server" in t)
     _tmux("send-keys", "-t", host, "y")
-    _wait_pane(host, lambda t: "EXITED 0" in t)
+    # the board closes, but the server stays up for bob until his race is over
+    _wait_pane(host, lambda t: "still racing (bob)" in t and "Ctrl-C" in t)
+    assert server_answers(url)
+    _wait_pane(guest, lambda t: "8f" in t or "legal" in t or "Go!" in t)
+    _tmux("send-keys", "-t", guest, "q", "Enter")
+    _wait_pane(guest, lambda t: "Resign from the race" in t)
+    _tmux("send-keys", "-t", guest, "y")
+    final = _wait_pane(host, lambda t: "EXITED 0" in t)
+    assert "final results" in final and "bob" in final and "ann" in final
     deadline = time.monotonic() + 10
     while server_answers(url) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not server_answers(url), "the embedded server kept running after the board closed"
-    _wait_pane(guest, lambda t: "reconnecting" in t)
+    assert not server_answers(url), "the embedded server kept running after the race"
