@@ -43,6 +43,8 @@ def run_command(name: str, func: Callable[[], Awaitable[int]]) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        raise  # the reader of our output went away: ``cli.main`` stops quietly
     except Exception as exc:  # the user-facing boundary: one line, never a traceback
         print(f"lucie {name}: unexpected error: {exc!r}", file=sys.stderr)
         return 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -42,3 +43,19 @@ def test_unreachable_server_gives_a_message_not_a_traceback(
 def test_too_many_bots_is_refused_before_any_request(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--bots", "8", "--server", "http://127.0.0.1:9"]) == 2
     assert "raise --capacity" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["deal", "1", "--format", "lblsolve"], ["deal", "--help"],
+                                  ["rooms", "--server", "http://127.0.0.1:9"]])
+def test_a_closed_pipe_ends_quietly(argv: list[str]) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line (as `| head` soon is)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "client_cli.cli", *argv], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=30)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+    assert proc.returncode in (0, 1, 141)
+    if argv[0] == "deal" and argv[1] == "1":
+        assert proc.returncode == 141
