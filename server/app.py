@@ -146,7 +146,11 @@ def main(argv: list[str] | None = None) -> int:
 
     config = uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
-        log_level=settings.log_level, ws_max_size=settings.max_message,
+        # the WebSocket layer lets frames up to ws_frame_limit through so the
+        # socket handler refuses an oversize message itself (1009 with a
+        # "request/too_large: …" reason, docs/protocol.md); only frames above it
+        # are cut off by the library (1009 with its own reason)
+        log_level=settings.log_level, ws_max_size=settings.ws_frame_limit,
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
         ws=settings.ws_impl,  # type: ignore[arg-type]
         ws_per_message_deflate=settings.ws_compression, proxy_headers=False,

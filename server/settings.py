@@ -62,6 +62,13 @@ class Settings:
     waiting_ttl_s: int = 21_600
     log_level: str = "info"
 
+    @property
+    def ws_frame_limit(self) -> int:
+        """The largest frame the WebSocket layer reads (uvicorn ``ws_max_size``):
+        well above ``max_message``, so the room socket sees an oversize message
+        and closes with its documented ``request/too_large`` reason."""
+        return max(4 * self.max_message, 1 << 20)
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """Settings from ``env`` (default ``os.environ``), then ``overrides``.

@@ -118,7 +118,13 @@ async def test_oversize_message_and_flood_close_the_socket(url: str) -> None:
     async with open_socket(url, room["id"]) as ws:
         await recv(ws)
         await ws.send('{"t":"ping","d":{"x":"' + "y" * 5000 + '"}}')
-        assert (await _closed(ws))[0] == 1009
+        code, reason = await _closed(ws)  # the documented reason, not the library's
+        assert code == 1009 and reason.startswith("request/too_large"), reason
+    async with open_socket(url, room["id"]) as ws:
+        await recv(ws)
+        await ws.send('{"t":"ping","d":{"x":"' + "y" * 20_000 + '"}}')
+        code, reason = await _closed(ws)
+        assert code == 1009 and reason.startswith("request/too_large: "), reason
     async with open_socket(url, room["id"]) as ws:
         await recv(ws)
         for _ in range(200):
