@@ -22,6 +22,8 @@ __all__ = [
     "BadJson",
     "RateLimited",
     "RequestTooLarge",
+    "UnsupportedMediaType",
+    "UpgradeRequired",
     "exception_handlers",
     "validation_details",
 ]
@@ -41,6 +43,20 @@ class BadJson(RaceError):
 
     code = "request/invalid"
     status = 400
+
+
+class UnsupportedMediaType(RaceError):
+    """A body that is not declared as JSON (``Content-Type: application/json``)."""
+
+    code = "request/invalid"
+    status = 415
+
+
+class UpgradeRequired(RaceError):
+    """A plain HTTP request to the WebSocket endpoint."""
+
+    code = "request/upgrade_required"
+    status = 426
 
 
 class RateLimited(RaceError):

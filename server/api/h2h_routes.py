@@ -41,7 +41,7 @@ from .h2h_models import (
     ReplayCheckBody,
 )
 from .ratelimit import BucketMap
-from .rest import PREFIX, Endpoint
+from .rest import PREFIX, Endpoint, parse_body
 
 __all__ = ["H2H_ENDPOINTS", "MAX_BODY", "attach_head_to_head", "h2h_routes"]
 
@@ -225,7 +225,7 @@ def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
             raise RateLimited("too many requests; slow down")
         body: BaseModel | None = None
         if endpoint.body is not None:
-            body = endpoint.body.model_validate_json(await _read_body(request) or b"{}")
+            body = parse_body(request, await _read_body(request), endpoint.body)
         result = await endpoint.handler(request, body)
         assert result is not None
         return JSONResponse(result.model_dump(mode="json"), status_code=endpoint.status)

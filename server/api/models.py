@@ -8,6 +8,7 @@ Answers of the REST API are the views of :mod:`server.race.views`.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -29,6 +30,7 @@ __all__ = [
     "RoomList",
     "ServerMessage",
     "client_message",
+    "json_object_problem",
 ]
 
 MoveValue = Annotated[
@@ -87,9 +89,9 @@ class Joined(_In):
 
 
 class ReadyBody(_In):
-    """``POST /rooms/{room}/racers/{racer}/ready``."""
+    """``POST /rooms/{room}/racers/{racer}/ready``: ``ready`` is required."""
 
-    ready: bool = True
+    ready: bool
 
 
 class MoveBody(_In):
@@ -161,6 +163,36 @@ ClientMessage = Annotated[MoveIn | ReadyIn | AuthIn | ResignIn | PingIn,
 """Every message a client may send."""
 
 _CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def json_object_problem(raw: str | bytes) -> str | None:
+    """Why ``raw`` is not one JSON object with distinct keys (at every depth),
+    or ``None`` when it is. Request bodies and socket messages are refused
+    with ``request/invalid`` for any such reason (docs/protocol.md)."""
+    if not raw.strip():
+        return "the body is empty: send a JSON object ({} for all defaults)"
+    try:
+        value = json.loads(raw, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as exc:
+        return f"duplicate key {str(exc)[:64]!r} in the JSON object"
+    except (ValueError, RecursionError):
+        return "not valid JSON"
+    if not isinstance(value, dict):
+        return "the body must be a JSON object"
+    return None
 
 
 def client_message(raw: str | bytes) -> MoveIn | ReadyIn | AuthIn | ResignIn | PingIn:

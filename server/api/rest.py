@@ -20,11 +20,21 @@ from starlette.routing import Route
 from server.race.authority import RaceAuthority, RoomOptions
 from server.race.views import Ack, GameView, RacerView, Replay, RoomView, Standings
 
-from .errors import RateLimited, RequestTooLarge
-from .models import CreatedRoom, CreateRoom, Joined, JoinRoom, MoveBody, ReadyBody, RoomList
+from .errors import BadJson, RateLimited, RequestTooLarge, UnsupportedMediaType, UpgradeRequired
+from .models import (
+    CreatedRoom,
+    CreateRoom,
+    Joined,
+    JoinRoom,
+    MoveBody,
+    ReadyBody,
+    RoomList,
+    json_object_problem,
+)
 from .ratelimit import BucketMap
 
-__all__ = ["ENDPOINTS", "Endpoint", "bearer_token", "routes"]
+__all__ = ["ENDPOINTS", "Endpoint", "bearer_token", "is_json", "parse_body", "routes",
+           "upgrade_required"]
 
 PREFIX = "/api/v1"
 
@@ -67,6 +77,31 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return bytes(data)
 
 
+def is_json(content_type: str) -> bool:
+    """Whether a ``Content-Type`` declares JSON (``application/json`` or
+    ``application/…+json``, any parameters)."""
+    media = content_type.partition(";")[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/")
+                                           and media.endswith("+json"))
+
+
+def parse_body(request: Request, raw: bytes, model: type[BaseModel]) -> BaseModel:
+    """The body as ``model``: declared as JSON (else 415), one JSON object with
+    distinct keys (else 400), matching the model (else 422); all
+    ``request/invalid``.
+
+    :raises UnsupportedMediaType, BadJson, pydantic.ValidationError:
+    """
+    if not is_json(request.headers.get("content-type", "")):
+        raise UnsupportedMediaType("the body must be JSON (Content-Type: application/json)",
+                                   {"content_type": request.headers.get("content-type",
+                                                                        "")[:64]})
+    problem = json_object_problem(raw)
+    if problem is not None:
+        raise BadJson(problem)
+    return model.model_validate_json(raw)
+
+
 def _authority(request: Request) -> RaceAuthority:
     authority: RaceAuthority = request.app.state.authority
     return authority
@@ -81,7 +116,7 @@ def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
         body = None
         if endpoint.body is not None:
             raw = await _read_body(request, request.app.state.settings.max_body)
-            body = endpoint.body.model_validate_json(raw or b"{}")
+            body = parse_body(request, raw, endpoint.body)
         result = await endpoint.handler(request, body)
         if result is None:
             return Response(status_code=endpoint.status)
@@ -197,6 +232,12 @@ ENDPOINTS: tuple[Endpoint, ...] = (
 """Every REST route, in documentation order."""
 
 
+async def upgrade_required(request: Request) -> Response:
+    """A plain ``GET`` of the room WebSocket: 426 ``request/upgrade_required``."""
+    raise UpgradeRequired("this is a WebSocket endpoint: connect with a WebSocket "
+                          "client (Upgrade: websocket)")
+
+
 def routes() -> list[Route]:
     """Starlette routes of :data:`ENDPOINTS` (grouped by path)."""
     by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
@@ -208,4 +249,7 @@ def routes() -> list[Route]:
             response: Response = await _m[request.method](request)
             return response
         out.append(Route(PREFIX + path, dispatch, methods=list(methods)))
+    # the room socket's path answers plain HTTP too (the WebSocket route only
+    # matches WebSocket requests): tell the caller to upgrade
+    out.append(Route(PREFIX + "/rooms/{room}/ws", upgrade_required, methods=["GET"]))
     return out

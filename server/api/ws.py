@@ -25,12 +25,21 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server.race.authority import RaceAuthority
 from server.race.errors import RaceError, RoomNotFound
+from server.race.views import RoomView
 from server.settings import Settings
 from server.store.base import EventsTooOld, StoreError, VersionConflict, json_bytes
 
 from .errors import RETRY_AFTER_MS, validation_details
 from .hub import Hub, Listener
-from .models import AuthIn, MoveIn, PingIn, ReadyIn, ResignIn, client_message
+from .models import (
+    AuthIn,
+    MoveIn,
+    PingIn,
+    ReadyIn,
+    ResignIn,
+    client_message,
+    json_object_problem,
+)
 from .ratelimit import TokenBucket
 from .rest import bearer_token
 
@@ -91,8 +100,9 @@ class _Connection:
     def push(self, t: str, d: Any = None) -> None:
         self.listener.push(("msg", 0, _text(t, d)))
 
-    async def _welcome(self) -> None:
-        room = await self.authority.get_room(self.room_id)
+    async def _welcome(self, room: RoomView | None = None) -> None:
+        if room is None:
+            room = await self.authority.get_room(self.room_id)
         self.last_seq = room.seq
         await self.ws.send_text(_text("welcome", {"racer": self.racer_id,
                                                   "room": room.model_dump(mode="json")}))
@@ -119,14 +129,16 @@ class _Connection:
     async def run(self, since: int | None) -> None:
         await self.hub.attach(self.room_id, self.listener)
         try:
-            await self._welcome()
+            room = await self.authority.get_room(self.room_id)
+            if since is not None and since > room.seq:  # no client saw such an event
+                await self.ws.close(1008, f"request/invalid: since {since} is after the "
+                                          f"room's last event ({room.seq})")
+                return
+            await self._welcome(room)
             if since is not None and since != self.last_seq:
                 now = self.last_seq
-                if since > now:
-                    await self._snapshot()
-                else:
-                    self.last_seq = since
-                    await self._catch_up(now)
+                self.last_seq = since
+                await self._catch_up(now)
             # the receiver runs in this coroutine (one task less per socket); it
             # returns when the peer goes, or after asking the sender to close
             sender = self._sender_task = asyncio.create_task(self._sender())
@@ -184,6 +196,11 @@ class _Connection:
             if len(raw) > limit:
                 self.listener.close(1009, f"request/too_large: messages are at most {limit} B")
                 return
+            problem = json_object_problem(raw)
+            if problem is not None:
+                self.push("error", {"code": "request/invalid",
+                                    "message": f"not a valid client message: {problem}"})
+                continue
             try:
                 msg = client_message(raw)
             except ValidationError as exc:

@@ -33,6 +33,8 @@ __all__ = [
 CODE_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH: Final = 6
 NAME_MAX: Final = 24
+_REFUSED: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories a display name may not hold (control, format, …)."""
 _CODE_RE: Final = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 
 
@@ -76,16 +78,22 @@ def token_matches(token: str | None, digest: str) -> bool:
 def check_name(name: str) -> str:
     """The display name, trimmed, or :class:`ValueError` with the reason.
 
-    A name has 1–24 characters after trimming, no control or format
-    characters; inner runs of spaces become one space.
+    A name has 1–24 characters after trimming and no control, format
+    (zero-width …), line-separator, private-use or unassigned characters —
+    tab and newline included, which are refused, not turned into spaces;
+    leading and trailing spaces go and inner runs of spaces become one space.
     """
-    cleaned = " ".join(unicodedata.normalize("NFC", name).split())
+    normal = unicodedata.normalize("NFC", name)
+    bad = next((ch for ch in normal if unicodedata.category(ch) in _REFUSED), None)
+    if bad is not None:
+        raise ValueError(f"a name may not hold control or invisible characters "
+                         f"(U+{ord(bad):04X} here); use letters, digits, punctuation "
+                         f"and spaces")
+    cleaned = " ".join(normal.split())
     if not cleaned:
         raise ValueError("a name needs at least one visible character")
     if len(cleaned) > NAME_MAX:
         raise ValueError(f"a name has at most {NAME_MAX} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in cleaned):
-        raise ValueError("a name may not hold control or invisible characters")
     return cleaned
 
 

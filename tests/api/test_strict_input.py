@@ -1,0 +1,125 @@
+"""Strict request validation, as docs/protocol.md says: bodies are JSON objects
+declared as JSON with distinct keys, ``ready`` is required, names refuse
+control and format characters, ``?since`` past the last event closes 1008,
+and a plain GET of the socket path answers 426."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from server.app import create_app
+from server.settings import Settings
+
+JSON = {"content-type": "application/json"}
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(http_rate=1000, http_burst=1000))) as c:
+        yield c
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.mark.parametrize(("body", "headers", "status"), [
+    (b"null", JSON, 400),
+    (b"", JSON, 400),
+    (b"   ", JSON, 400),
+    (b"[]", JSON, 400),
+    (b'"deal"', JSON, 400),
+    (b'{"deal": 5, "deal": 6}', JSON, 400),
+    (b'{"deal": 5}', {"content-type": "text/plain"}, 415),
+    (b'{"deal": 5}', {"content-type": "application/x-www-form-urlencoded"}, 415),
+    (b'{"deal": 5}', {}, 415),
+])
+def test_create_room_needs_a_json_object(client: TestClient, body: bytes,
+                                         headers: dict[str, str], status: int) -> None:
+    r = client.post("/api/v1/rooms", content=body, headers=headers)
+    assert r.status_code == status, r.text
+    assert r.json()["error"]["code"] == "request/invalid"
+    assert client.get("/api/v1/rooms").json()["rooms"] == []
+
+
+def test_json_content_types_and_empty_object(client: TestClient) -> None:
+    for ctype in ("application/json", "application/json; charset=utf-8",
+                  "Application/JSON", "application/vnd.lucie+json"):
+        r = client.post("/api/v1/rooms", content=b"{}", headers={"content-type": ctype})
+        assert r.status_code == 201, (ctype, r.text)
+
+
+def test_duplicate_keys_at_any_depth_are_refused(client: TestClient) -> None:
+    created = client.post("/api/v1/rooms", json={"deal": 11, "countdown_s": 0}).json()
+    room, host = created["room"]["id"], created["host_token"]
+    j = client.post(f"/api/v1/rooms/{room}/racers", json={"name": "ada"}).json()
+    client.post(f"/api/v1/rooms/{room}/start", headers=_auth(host))
+    body = (b'{"move": {"type": "autoplay", "type": "redeal"}, "expected_version": 0, '
+            b'"client_move_id": "x"}')
+    r = client.post(f"/api/v1/rooms/{room}/racers/{j['racer']['id']}/moves", content=body,
+                    headers={**JSON, **_auth(j["token"])})
+    assert (r.status_code, r.json()["error"]["code"]) == (400, "request/invalid")
+    assert "duplicate key" in r.json()["error"]["message"]
+    game = client.get(f"/api/v1/rooms/{room}/racers/{j['racer']['id']}/game").json()
+    assert game["version"] == 0
+
+
+def test_ready_needs_its_field(client: TestClient) -> None:
+    room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]["id"]
+    j = client.post(f"/api/v1/rooms/{room}/racers", json={"name": "ada"}).json()
+    url = f"/api/v1/rooms/{room}/racers/{j['racer']['id']}/ready"
+    r = client.post(url, json={}, headers=_auth(j["token"]))
+    assert (r.status_code, r.json()["error"]["code"]) == (422, "request/invalid")
+    assert client.get(f"/api/v1/rooms/{room}").json()["state"] == "waiting"
+    r = client.post(url, json={"ready": False}, headers=_auth(j["token"]))
+    assert r.status_code == 200 and r.json()["ready"] is False
+
+
+@pytest.mark.parametrize("name", ["a\tb", "a\nb", "ada\r", "a\x00b", "a\u200bb",
+                                  "a\u2028b", "\u202eada", "a\x7fb"])
+def test_names_refuse_control_and_format_characters(client: TestClient, name: str) -> None:
+    room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]["id"]
+    r = client.post(f"/api/v1/rooms/{room}/racers", json={"name": name})
+    assert (r.status_code, r.json()["error"]["code"]) == (400, "request/invalid"), name
+    assert "control or invisible" in r.json()["error"]["message"]
+    assert client.get(f"/api/v1/rooms/{room}").json()["racers"] == []
+
+
+def test_names_trim_and_collapse_spaces(client: TestClient) -> None:
+    room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]["id"]
+    r = client.post(f"/api/v1/rooms/{room}/racers", json={"name": "  Ada \u00a0  Lovelace "})
+    assert r.status_code == 201 and r.json()["racer"]["name"] == "Ada Lovelace"
+
+
+def test_plain_get_of_the_socket_answers_426(client: TestClient) -> None:
+    room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]["code"]
+    r = client.get(f"/api/v1/rooms/{room}/ws")
+    assert r.status_code == 426
+    assert r.json()["error"]["code"] == "request/upgrade_required"
+
+
+def test_since_past_the_last_event_closes_1008(client: TestClient) -> None:
+    room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]
+    with pytest.raises(WebSocketDisconnect) as info, \
+            client.websocket_connect(f"/api/v1/rooms/{room['id']}/ws?since=999999") as ws:
+        ws.receive_json()
+    assert info.value.code == 1008
+    assert info.value.reason.startswith("request/invalid: since")
+    with client.websocket_connect(f"/api/v1/rooms/{room['id']}/ws?since=1") as ws:
+        assert ws.receive_json()["t"] == "welcome"  # the last event itself is fine
+
+
+def test_socket_messages_with_duplicate_keys_are_refused(client: TestClient) -> None:
+    room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]
+    with client.websocket_connect(f"/api/v1/rooms/{room['id']}/ws") as ws:
+        assert ws.receive_json()["t"] == "welcome"
+        ws.send_text('{"t": "ping", "t": "ping"}')
+        error = ws.receive_json()
+        assert error["t"] == "error" and error["d"]["code"] == "request/invalid"
+        assert "duplicate key" in error["d"]["message"]
+        ws.send_text('{"t": "ping"}')
+        assert ws.receive_json() == {"t": "pong"}
