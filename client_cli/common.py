@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import shutil
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TypeAlias
 
 from rich.console import Console
@@ -14,8 +17,8 @@ from rich.table import Table
 
 from .api import DEFAULT_SERVER, ApiError, server_url
 
-__all__ = ["Subparsers", "add_server_arg", "console", "print_table", "resolved_server",
-           "run_command"]
+__all__ = ["Subparsers", "add_server_arg", "console", "lucie_command", "print_table",
+           "resolved_server", "run_command"]
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -68,3 +71,22 @@ def resolved_server(args: argparse.Namespace) -> str:
     return server_url(getattr(args, "server", None))
 
 
+
+
+def lucie_command() -> str:
+    """How to type ``lucie`` in this shell: ``lucie`` when it is on ``PATH``, else the
+    path of the running script (``.venv/bin/lucie`` from the repository)."""
+    found = shutil.which("lucie")
+    if found:
+        return "lucie"
+    candidates = [Path(sys.argv[0]) if sys.argv and sys.argv[0] else None,
+                  Path(sys.executable).with_name("lucie")]
+    for cand in candidates:
+        if cand is not None and cand.name == "lucie" and cand.is_file():
+            path = cand.absolute()
+            try:
+                rel = path.relative_to(Path.cwd())
+            except ValueError:
+                return str(path)
+            return str(rel) if os.sep in str(rel) else f".{os.sep}{rel}"
+    return "lucie"

@@ -11,7 +11,14 @@ from __future__ import annotations
 import argparse
 
 from .api import ApiError, LucieClient
-from .common import Subparsers, add_server_arg, console, resolved_server, run_command
+from .common import (
+    Subparsers,
+    add_server_arg,
+    console,
+    lucie_command,
+    resolved_server,
+    run_command,
+)
 from .compare_cmd import load_replay
 
 __all__ = ["add_parser"]
@@ -33,7 +40,8 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"Ghost room {room['code']} · deal {room['deal_number']} · "
                       f"{room['rules']['variant']}: racing {ghost['name']}", markup=False)
         console.print(f"host token: {made['host_token']}", markup=False)
-        console.print(f"join it with: lucie play --code {room['code']}", markup=False)
+        console.print(f"join it with: {lucie_command()} play --code {room['code']}",
+                      markup=False)
         return 0
 
     return run_command("ghost", body)

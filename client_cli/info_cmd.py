@@ -7,7 +7,15 @@ import json
 
 from .api import ApiError, LucieClient, RoomView
 from .board.model import fmt_clock, standing_rows
-from .common import Subparsers, add_server_arg, console, print_table, resolved_server, run_command
+from .common import (
+    Subparsers,
+    add_server_arg,
+    console,
+    lucie_command,
+    print_table,
+    resolved_server,
+    run_command,
+)
 
 __all__ = ["add_parser", "find_racer"]
 
@@ -34,7 +42,7 @@ def _rooms(args: argparse.Namespace) -> int:
         print_table("Public rooms waiting", ["code", "variant", "deal", "racers", "limit",
                                               "state"], rows)
         if rows:
-            console.print(f"join one with: lucie join {rows[0][0]}")
+            console.print(f"join one with: {lucie_command()} join {rows[0][0]}")
         return 0
     return run_command("rooms", body)
 

@@ -12,7 +12,15 @@ from typing import Any
 
 from .api import LucieClient
 from .board.model import fmt_clock
-from .common import Subparsers, add_server_arg, console, print_table, resolved_server, run_command
+from .common import (
+    Subparsers,
+    add_server_arg,
+    console,
+    lucie_command,
+    print_table,
+    resolved_server,
+    run_command,
+)
 
 __all__ = ["add_parser", "leaderboard_rows"]
 
@@ -48,7 +56,8 @@ def _daily(args: argparse.Namespace) -> int:
             deal = await client.daily(args.variant, args.date)
         console.print(f"Daily deal of {deal['variant']} on {deal['date']}: "
                       f"{deal['deal_number']}", markup=False)
-        console.print(f"race it: lucie play --variant {deal['variant']} --deal daily",
+        console.print(f"race it: {lucie_command()} play --variant {deal['variant']} "
+                      "--deal daily",
                       markup=False)
         return 0
 

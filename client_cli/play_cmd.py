@@ -10,13 +10,13 @@ import sys
 
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
-from .api import ApiError, LucieClient, StandingsView
+from .api import ApiError, JoinedRoom, LucieClient, StandingsView
 from .board.model import FINAL_STATUSES, standing_rows
 from .bot import bot_name, run_bot
-from .common import Subparsers, add_server_arg, print_table, resolved_server
+from .common import Subparsers, add_server_arg, lucie_command, print_table, resolved_server
 from .embedded import ensure_server
 
-__all__ = ["add_parser", "race", "wait_for_race_over"]
+__all__ = ["add_parser", "join_room", "race", "wait_for_race_over"]
 
 
 def _default_name() -> str:
@@ -33,6 +33,33 @@ def _deal(text: str) -> int | str:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError("a deal number, 'random' or 'daily'") from None
+
+
+async def join_room(client: LucieClient, room: str, name: str | None) -> JoinedRoom:
+    """Join ``room`` as ``name``; ``None`` means the default name (the login).
+
+    The default name, when taken (a second terminal on the same machine),
+    becomes ``login-2``, ``login-3``…; a name the user gave that is taken
+    fails with a message that says to pick another with ``--name``.
+    """
+    if name is not None:
+        try:
+            return await client.join(room, name)
+        except ApiError as exc:
+            if exc.code == "racer/name_taken":
+                raise ApiError(exc.code, f"the name {name!r} is taken in this room; pick "
+                               "another with --name NAME", status=exc.status) from None
+            raise
+    base = _default_name()
+    for n in range(1, 100):
+        suffix = "" if n == 1 else f"-{n}"
+        try:
+            return await client.join(room, base[:24 - len(suffix)] + suffix)
+        except ApiError as exc:
+            if exc.code != "racer/name_taken":
+                raise
+    raise ApiError("racer/name_taken", f"every name like {base!r} is taken in this room; "
+                   "pick one with --name NAME")
 
 
 async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> int:
@@ -61,8 +88,9 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                     merci=args.merci, undo=args.undo)
                 code, host_token = created.room.code, created.host_token
                 print(f"Room {code} (deal {created.room.deal_number}). "
-                      f"A second player joins with:  lucie join {code}", flush=True)
-            joined = await client.join(code, args.name)
+                      f"A second player joins with:  {lucie_command()} join {code}",
+                      flush=True)
+            joined = await join_room(client, code, args.name)
             room = await client.get_room(code)
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
             for i in range(getattr(args, "bots", 0)):
@@ -161,7 +189,7 @@ def _run(args: argparse.Namespace) -> int:
                 " (or drop --no-embedded)" if args.command == "play" else
                 " (or use `lucie play`, which starts one)"), file=sys.stderr)
         elif exc.code == "room/not_waiting" and getattr(args, "code", None):
-            print(f"  watch it with: lucie watch {args.code}", file=sys.stderr)
+            print(f"  watch it with: {lucie_command()} watch {args.code}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -173,7 +201,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--name", default=_default_name(), help="your display name (default: login)")
+    p.add_argument("--name", default=None,
+                   help="your display name (default: your login, with -2, -3… when taken)")
     add_server_arg(p)
 
 

@@ -37,6 +37,7 @@ from ..api import (
     StandingView,
     Welcome,
 )
+from ..common import lucie_command
 from .controls import HELP, Controls
 from .model import apply_progress, fmt_clock, points, rank_racers
 from .screens import ResultsScreen
@@ -302,9 +303,14 @@ class RaceApp(Controls, App[int]):
         elif room is None:
             text = "connecting…"
         elif room.state == "waiting":
-            who = ("type s and Enter to start" if self.seat.host_token
-                   else "waiting for the host (or type ready and Enter)")
-            text = f"Room code {room.code} — others join with: lucie join {room.code} — {who}"
+            if self.seat.host_token:
+                who = "type s and Enter to start"
+            elif self.seat.racer:
+                who = "waiting for the host (or type ready and Enter)"
+            else:
+                who = "waiting for the host to start"
+            text = (f"Room code {room.code} — {who} — others join with: {lucie_command()} "
+                    f"join {room.code}")
         elif room.state == "countdown" and self.countdown_until is not None:
             left = max(0.0, self.countdown_until - time.monotonic())
             text = f"Starting in {int(left) + 1}…" if left > 0 else "Starting…"

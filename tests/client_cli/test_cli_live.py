@@ -13,9 +13,10 @@ import sys
 
 import pytest
 
-from client_cli.api import GameView, LucieClient
+from client_cli import play_cmd
+from client_cli.api import ApiError, GameView, LucieClient
 from client_cli.cli import main
-from client_cli.play_cmd import wait_for_race_over
+from client_cli.play_cmd import join_room, wait_for_race_over
 
 from .helpers import play_moves
 
@@ -97,3 +98,19 @@ async def test_the_host_of_the_server_waits_for_the_race_to_end(
         standings = await asyncio.wait_for(waiting, 10)
     assert standings.final
     assert {s.name for s in standings.standings} == {"ann", "bob"}
+
+
+async def test_a_taken_default_name_gets_a_suffix_a_given_one_a_clear_error(
+        lucie_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(play_cmd, "_default_name", lambda: "root")
+    async with LucieClient(lucie_server) as client:
+        room = (await client.create_room(deal=2, visibility="private")).room.id
+        first = await join_room(client, room, None)
+        second = await join_room(client, room, None)
+        third = await join_room(client, room, None)
+        assert [first.racer.name, second.racer.name, third.racer.name] == \
+            ["root", "root-2", "root-3"]
+        with pytest.raises(ApiError) as exc:
+            await join_room(client, room, "root-2")
+        assert exc.value.code == "racer/name_taken"
+        assert "pick another with --name" in exc.value.message

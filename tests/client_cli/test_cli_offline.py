@@ -6,10 +6,12 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from client_cli.cli import build_parser, main
+from client_cli.common import lucie_command
 
 SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot"]
 
@@ -59,3 +61,20 @@ def test_a_closed_pipe_ends_quietly(argv: list[str]) -> None:
     assert proc.returncode in (0, 1, 141)
     if argv[0] == "deal" and argv[1] == "1":
         assert proc.returncode == 141
+
+
+def test_the_printed_lucie_command_works_when_lucie_is_not_on_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = tmp_path / ".venv" / "bin" / "lucie"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [str(script), "play"])
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert lucie_command() == os.path.join(".venv", "bin", "lucie")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert lucie_command() == str(script)
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert lucie_command() == "lucie"
