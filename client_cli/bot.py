@@ -25,7 +25,7 @@ from .api import (
     Welcome,
     refused_game,
 )
-from .strategy import choose_move
+from .strategy import Style, choose_move
 
 __all__ = ["BOT_NAMES", "BotResult", "bot_name", "run_bot"]
 
@@ -46,17 +46,22 @@ class BotResult:
     moves: int
 
 
+async def _concede(client: LucieClient, room: str, racer: str, token: str) -> None:
+    with contextlib.suppress(ApiError):
+        await client.resign(room, racer, token)
+
+
 async def _play(client: LucieClient, conn: RoomConnection, room: str, racer: str, token: str,
-                think_s: float, rng: random.Random) -> GameView:
+                think_s: float, rng: random.Random, style: Style) -> GameView:
     info = await client.get_room(room)
     rules = info.rules.rule_set()
     game = await client.game(room, racer, token)
     seen: set[Position] = set()
     while game.status == "playing":
         pos = game.position.position()
-        move = choose_move(rules, pos, seen)
+        move = choose_move(rules, pos, seen, style)
         if move is None:
-            await conn.resign()
+            await _concede(client, room, racer, token)
             return game
         seen.add(pos)
         if move.kind == "redeal":
@@ -71,7 +76,7 @@ async def _play(client: LucieClient, conn: RoomConnection, room: str, racer: str
             if exc.code == "racer/finished":
                 return game
     if game.status == "stuck":
-        await conn.resign()  # stuck with undo allowed: the bot concedes
+        await _concede(client, room, racer, token)  # stuck with undo allowed: it concedes
     return game
 
 
@@ -97,7 +102,8 @@ async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8
         joined = await client.join(room, name)
         racer, token = joined.racer.id, joined.token
         try:
-            return await _race(client, room, racer, token, think_s, random.Random(seed))
+            return await _race(client, room, racer, token, think_s, random.Random(seed),
+                               Style.for_name(name))
         except asyncio.CancelledError:
             # stopped from outside (its owner quit): concede so the race can end,
             # or leave a room that has not started
@@ -107,7 +113,7 @@ async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8
 
 
 async def _race(client: LucieClient, room: str, racer: str, token: str, think_s: float,
-                rng: random.Random) -> BotResult:
+                rng: random.Random, style: Style) -> BotResult:
     started = asyncio.Event()
     over = asyncio.Event()
     async with RoomConnection(client.url, room, token) as conn:
@@ -135,14 +141,24 @@ async def _race(client: LucieClient, room: str, racer: str, token: str, think_s:
             await started.wait()
             game = None
             if not over.is_set():
-                game = await _play(client, conn, room, racer, token, think_s, rng)
+                game = await _play(client, conn, room, racer, token, think_s, rng, style)
             if game is None:
                 game = await client.game(room, racer, token)
-            return BotResult(racer, game.status, game.position.foundation_cards, game.moves)
+            return BotResult(racer, await _final_status(client, room, racer, game.status),
+                             game.position.foundation_cards, game.moves)
         finally:
             listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await listener
+
+
+async def _final_status(client: LucieClient, room: str, racer: str, fallback: str) -> str:
+    """The racer's status as the server records it (``resigned`` after a concession)."""
+    try:
+        info = await client.get_room(room)
+    except ApiError:
+        return fallback
+    return next((r.status for r in info.racers if r.id == racer), fallback)
 
 
 def bot_name(index: int) -> str:

@@ -11,12 +11,20 @@ Order of preference (issue 5):
 5. any build that leads to a position not seen before (no cycles);
 6. nothing: the bot is stuck and concedes.
 
+Each bot has a :class:`Style` (from its name, so deterministic): a seeded
+``random.Random`` breaks ties between equally good moves, and a look-ahead
+depth (one or two builds) sets how far it looks for a useful build. Two
+bots on the same deal so play different games; without a style the choice
+is the first best move (the engine's order).
+
 The server validates every move; the engine only helps choose.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from server.rules import (
     FOUNDATION,
@@ -29,7 +37,26 @@ from server.rules import (
     legal_moves,
 )
 
-__all__ = ["choose_move"]
+__all__ = ["Style", "choose_move"]
+
+
+@dataclass(slots=True)
+class Style:
+    """A bot's way of playing: ``rng`` breaks ties, ``lookahead`` (1 or 2) is how many
+    builds ahead it looks for one that lets autoplay put more cards up."""
+
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    lookahead: int = 2
+
+    @classmethod
+    def for_name(cls, name: str) -> Style:
+        """The style of the bot called ``name`` (the same name, the same style)."""
+        rng = random.Random(f"lucie-bot:{name}")
+        return cls(rng, 2 if rng.random() < 0.75 else 1)
+
+    def pick(self, moves: Sequence[Move]) -> Move:
+        """One of ``moves`` (non-empty), chosen by this style's generator."""
+        return moves[0] if len(moves) == 1 else self.rng.choice(list(moves))
 
 
 def _gain(rules: RuleSet, pos: Position) -> int:
@@ -48,41 +75,51 @@ def _after(rules: RuleSet, pos: Position, move: Move) -> Position | None:
         return None
 
 
-def choose_move(rules: RuleSet, pos: Position, seen: Iterable[Position] = ()) -> Move | None:
+def choose_move(rules: RuleSet, pos: Position, seen: Iterable[Position] = (),
+                style: Style | None = None) -> Move | None:
     """The bot's next move in ``pos`` under ``rules``, or ``None`` when stuck.
 
     ``seen``: positions already visited this layout; builds back into them
-    are skipped so the bot never loops. The move is legal in ``pos`` by the
-    engine's rules; undo and autoplay are never chosen.
+    are skipped so the bot never loops. ``style``: how this bot breaks ties
+    and how far it looks (default: the first best move, two builds ahead).
+    The move is legal in ``pos`` by the engine's rules; undo and autoplay
+    are never chosen.
     """
+    def pick(options: Sequence[Move]) -> Move:
+        return style.pick(options) if style is not None else options[0]
+
+    lookahead = style.lookahead if style is not None else 2
     moves = list(legal_moves(rules, pos))
-    for m in moves:
-        if m.kind == "play" and m.target == FOUNDATION:
-            return m
+    ups = [m for m in moves if m.kind == "play" and m.target == FOUNDATION]
+    if ups:
+        return pick(ups)
     visited = set(seen)
     base = pos.foundation_cards
-    best: tuple[int, Move] | None = None
+    best_score = base * 4
+    best: list[Move] = []
+    fresh: list[Move] = []
     for m in _builds(rules, pos):
         nxt = _after(rules, pos, m)
         if nxt is None or nxt in visited:
             continue
+        fresh.append(m)
         score = _gain(rules, nxt) * 4
-        if score <= base * 4:
+        if score <= base * 4 and lookahead >= 2:
             # one more build: does it open a foundation move?
             score = max((_gain(rules, p2) * 4 - 1 for m2 in _builds(rules, nxt)
                          if (p2 := _after(rules, nxt, m2)) is not None), default=0)
-        if score > base * 4 and (best is None or score > best[0]):
-            best = (score, m)
-    if best is not None:
-        return best[1]
+        if score > best_score:
+            best_score, best = score, [m]
+        elif score == best_score and best:
+            best.append(m)
+    if best:
+        return pick(best)
     for m in moves:
         if m.kind == "redeal":
             return m
     mercis = [m for m in moves if m.kind == "merci"]
     if mercis:
-        return next((m for m in mercis if m.target == FOUNDATION), mercis[0])
-    for m in _builds(rules, pos):
-        nxt = _after(rules, pos, m)
-        if nxt is not None and nxt not in visited:
-            return m
+        return pick([m for m in mercis if m.target == FOUNDATION] or mercis)
+    if fresh:
+        return pick(fresh)
     return None

@@ -15,6 +15,7 @@ import pytest
 
 from client_cli import play_cmd
 from client_cli.api import ApiError, GameView, LucieClient
+from client_cli.bot import run_bot
 from client_cli.cli import main
 from client_cli.play_cmd import join_room, wait_for_race_over
 
@@ -114,3 +115,19 @@ async def test_a_taken_default_name_gets_a_suffix_a_given_one_a_clear_error(
             await join_room(client, room, "root-2")
         assert exc.value.code == "racer/name_taken"
         assert "pick another with --name" in exc.value.message
+
+
+async def test_a_bot_reports_the_status_the_server_recorded(lucie_server: str) -> None:
+    async with LucieClient(lucie_server) as client:
+        created = await client.create_room(deal=4, countdown_s=0, visibility="private")
+        room = created.room.id
+        bot = asyncio.create_task(run_bot(lucie_server, room, "bot-Ada", think_s=0))
+        for _ in range(300):
+            if (await client.get_room(room)).racers:
+                break
+            await asyncio.sleep(0.02)
+        await client.start(room, created.host_token)
+        result = await asyncio.wait_for(bot, 60)
+        standings = await client.standings(room)
+    recorded = next(s.status for s in standings.standings if s.racer == result.racer)
+    assert result.status == recorded == "resigned"  # deal 4: the bot gets stuck

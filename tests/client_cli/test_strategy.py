@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from client_cli.strategy import choose_move
+from client_cli.bot import bot_name
+from client_cli.strategy import Style, choose_move
 from server.rules import FOUNDATION, Position, get_variant, is_legal, new_game
 
 RULES = get_variant("belle-lucie")
@@ -59,3 +60,34 @@ def test_bot_finishes_games_uses_redeals_and_makes_progress() -> None:
 def test_stuck_position_gives_none() -> None:
     stuck = Position(((13 * 3 + 1,), (13 * 3 + 5,)), (0, 0, 0, 0), (), 2, False)
     assert choose_move(RULES, stuck) is None
+
+
+def _log(deal_number: int, style: Style) -> list[str]:
+    game = new_game(RULES, deal_number, KEY)
+    seen: set[Position] = set()
+    log = []
+    while game.status == "playing" and len(log) < 400:
+        move = choose_move(RULES, game.position, seen, style)
+        if move is None:
+            break
+        seen.add(game.position)
+        if move.kind == "redeal":
+            seen.clear()
+        log.append(str(move))
+        game = game.play(move)
+    return log
+
+
+def test_bots_with_different_names_play_different_games() -> None:
+    names = [bot_name(i) for i in range(4)]
+    for deal_number in (1, 2, 3):
+        logs = [_log(deal_number, Style.for_name(n)) for n in names]
+        assert len({tuple(g) for g in logs}) >= 3, deal_number  # not one game for all
+        # a name's game is the same every time (deterministic)
+        assert _log(deal_number, Style.for_name(names[0])) == logs[0]
+
+
+def test_a_style_still_plays_well() -> None:
+    total = sum(len([m for m in _log(n, Style.for_name("bot-Dot")) if m.endswith("f")])
+                for n in range(1, 11))
+    assert total / 10 >= 8
