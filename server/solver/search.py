@@ -26,7 +26,10 @@ because any change in the fans changes what a later redeal lays out:
 * a dead position (a locked card, :mod:`server.solver.deadlock`) is cut:
   in known-redeals mode any lock in the last layout loses, in one-layout
   mode the bound drops;
-* these are off while a merci is still to come (it can free a locked card).
+* a card alone in its fan is never built onto another fan (it would only
+  cover its target; the emptied fan is gone for good — not in ``the-fan``);
+* safe builds and locks are off while a merci is still to come (it can free
+  a locked card).
 
 Budgets: ``max_nodes`` (positions visited) and a monotonic ``deadline``;
 when either is spent, :class:`OutOfBudget` ends the search and the caller
@@ -142,21 +145,27 @@ class Search:
                         break
         return out
 
-    def _moves(self, merci: list[bool] | None) -> list[Step]:
+    def _moves(self, merci: list[bool] | None, last: bool) -> list[Step]:
         """Plays (foundation moves first, then builds), then merci moves of
-        buried cards of the fans ``i`` with ``merci[i]`` (none if ``None``)."""
+        buried cards of the fans ``i`` with ``merci[i]`` (none if ``None``).
+
+        ``last``: no redeal follows, so a lone card is never built elsewhere
+        (it only covers its target; empty fans are gone for good).
+        """
         b = self.b
         fans, found = b.fans, b.found
         first: list[Step] = []
         builds: list[Step] = []
+        keep_lone = not last or self.king_fill
         for i, f in enumerate(fans):
             if not f:
                 continue
             c = f[-1]
             if found[c // 13] == c % 13:
                 first.append((PLAY, i, TO_FOUNDATION))
-            for j in self._targets(c, i):
-                builds.append((PLAY, i, j))
+            if keep_lone or len(f) > 1:
+                for j in self._targets(c, i):
+                    builds.append((PLAY, i, j))
         first.extend(builds)
         if merci is not None:
             for i, f in enumerate(fans):
@@ -280,7 +289,7 @@ class Search:
                 path.pop()
                 b.unplay(rec[1], rec[2], rec[3])
                 return False
-            for kind, a, d in self._moves(sources):
+            for kind, a, d in self._moves(sources, True):
                 if kind == PLAY:
                     if d >= 0 and not merci_left and self._locks(a, d):
                         continue
@@ -298,7 +307,7 @@ class Search:
                     path.pop()
                     b.unmerci(a, d, rec[3])
             return False
-        for _, a, d in self._moves(None):
+        for _, a, d in self._moves(None, False):
             rec = b.play(a, d)
             path.append(rec)
             if self._win():
@@ -371,7 +380,7 @@ class Search:
             path.pop()
             b.unplay(rec[1], rec[2], rec[3])
             return
-        for kind, a, d in self._moves(sources):
+        for kind, a, d in self._moves(sources, True):
             if kind == PLAY:
                 rescan = False
                 if d >= 0 and self.down_suit:
