@@ -48,6 +48,8 @@ log = logging.getLogger("server.race")
 _RETRIES = 16
 _GAME_CACHE = 20_000
 _SWEEP_BATCH = 32
+_SWEEP_LIMIT = 10_000
+"""Most due timers one sweep handles (the rest: the next sweep, a tick later)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,8 +248,23 @@ class AuthorityCore:
             return room, got.rev, now
         raise err.RoomNotFound(f"room {ref!r} is too busy; try again")
 
+    @staticmethod
+    def _deadline(room: RoomRecord) -> int | None:
+        """The room's pending timer (store clock): the countdown end, the time
+        limit, or ``None`` (waiting, over, closed)."""
+        if room.start_at_ms is None:
+            return None
+        if room.state == "countdown":
+            return room.start_at_ms
+        if room.state == "racing":
+            return room.start_at_ms + room.time_limit_ms
+        return None
+
     async def _start_race(self, room: RoomRecord, rev: int) -> None:
         new = room.model_copy(update={"state": "racing"})
+        deadline = self._deadline(new)
+        assert deadline is not None
+        await self.store.set_timer(room.id, deadline)  # before the write: never missing
         try:
             await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
                 {"type": "started", "race_clock_ms": 0, "deal_number": room.deal_number}])
@@ -287,6 +304,7 @@ class AuthorityCore:
                 await self.store.save_room(room_id, over.model_dump(mode="json"), got.rev, [event])
             except VersionConflict:
                 continue
+            await self.store.clear_timer(room_id)
             await self.store.expire_room(room_id, self.config.ended_ttl_ms)
             await self._race_over_hooks(over, views)
             return
@@ -321,24 +339,43 @@ class AuthorityCore:
         raise VersionConflict(f"racer {racer_id}: too many concurrent writes")
 
     async def tick(self) -> int:
-        """Advance every live room's timers (countdown end, time limit); returns
-        how many rooms were looked at. Safe to run in every process at once."""
-        ids = list(await self.store.room_ids())
+        """Advance the timers that are due (countdown end, time limit); returns
+        how many rooms were looked at. Only rooms with a due timer in the
+        store's index are read (:meth:`Store.due_timers`), so idle, waiting and
+        finished rooms cost nothing. Safe to run in every process at once."""
+        now = await self.store.now_ms()
+        due = await self.store.due_timers(now, _SWEEP_LIMIT)
         failed: BaseException | None = None
         # rooms in batches, concurrently: one store round trip per room one after
         # another took seconds on a busy event loop (countdowns ended late); each
         # batch also lets sockets in between (the memory store never suspends)
-        for at in range(0, len(ids), _SWEEP_BATCH):
+        for at in range(0, len(due), _SWEEP_BATCH):
             results = await asyncio.gather(
-                *(self._load(room_id) for room_id in ids[at:at + _SWEEP_BATCH]),
+                *(self._visit(room_id, deadline)
+                  for room_id, deadline in due[at:at + _SWEEP_BATCH]),
                 return_exceptions=True)
             for result in results:
-                if isinstance(result, BaseException) and not isinstance(
-                        result, err.RoomNotFound) and failed is None:
+                if isinstance(result, BaseException) and failed is None:
                     failed = result
         if failed is not None:
             raise failed
-        return len(ids)
+        return len(due)
+
+    async def _visit(self, room_id: str, at: int) -> None:
+        """Advance one room whose timer ``at`` is due, then leave its index entry
+        right: the next deadline of its state, or none (compare-and-delete, so a
+        deadline another process set meanwhile stays)."""
+        try:
+            room, _, _ = await self._load(room_id)
+        except err.RoomNotFound:
+            if await self.store.get_room(room_id) is None:  # gone (not just busy)
+                await self.store.clear_timer(room_id, at)
+            return
+        deadline = self._deadline(room)
+        if deadline is None:
+            await self.store.clear_timer(room_id, at)
+        elif deadline != at:
+            await self.store.set_timer(room_id, deadline)
 
     def _authorize(self, room: RoomRecord, racer_id: str, token: str | None) -> RosterEntry:
         if not token:

@@ -150,6 +150,9 @@ class Lobby(AuthorityCore):
             new = new.model_copy(update={"state": "racing"})
             events.append({"type": "started", "race_clock_ms": 0,
                            "deal_number": room.deal_number})
+        deadline = self._deadline(new)
+        assert deadline is not None
+        await self.store.set_timer(room.id, deadline)  # before the write: never missing
         await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
         ttl = room.countdown_ms + room.time_limit_ms + self.config.ended_ttl_ms + 60_000
         await self.store.expire_room(room.id, ttl)
@@ -187,6 +190,7 @@ class Lobby(AuthorityCore):
                 await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
             except VersionConflict:
                 continue
+            await self.store.clear_timer(room.id)
             await self.store.expire_room(room.id, self.config.ended_ttl_ms)
             if views is not None:
                 await self._race_over_hooks(new, views)
@@ -289,6 +293,8 @@ class Lobby(AuthorityCore):
                                                [self._event(new, now, "left", racer=racer_id)])
                 except VersionConflict:
                     continue
+                if new.state == "waiting" and room.start_at_ms is not None:
+                    await self.store.clear_timer(room.id, room.start_at_ms)  # cancelled
                 return
             await self._finish(ref, racer_id, "left")
             return

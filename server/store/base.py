@@ -211,6 +211,30 @@ class Store(ABC):
         """Make every key of the room vanish ``after_ms`` milliseconds from now
         (0: at once). Later saves keep the deadline."""
 
+    # -- room timers -----------------------------------------------------------
+
+    @abstractmethod
+    async def set_timer(self, room_id: str, at_ms: int) -> None:
+        """Index the room under its next timer deadline ``at_ms`` (Unix ms of
+        :meth:`now_ms`: countdown end, time limit), replacing its previous one.
+
+        The authority sets it *before* the write that makes the timer pending,
+        so a timer is never missing (a spurious one is harmless: the sweep
+        looks at the room and clears it).
+        """
+
+    @abstractmethod
+    async def clear_timer(self, room_id: str, at_ms: int | None = None) -> None:
+        """Drop the room's timer; with ``at_ms``, only if it is still that one
+        (compare-and-delete: a deadline set meanwhile by another writer stays)."""
+
+    @abstractmethod
+    async def due_timers(self, now_ms: int, limit: int = 1000) -> list[tuple[str, int]]:
+        """Up to ``limit`` ``(room_id, at_ms)`` whose timer is due (``at_ms <=
+        now_ms``), earliest first; rooms without a timer are never listed, so a
+        sweep costs nothing for idle or finished rooms. Listing does not
+        remove: the caller clears (or moves) each timer it has handled."""
+
     # -- racers --------------------------------------------------------------
 
     @abstractmethod

@@ -29,6 +29,9 @@ from .base import (
 
 __all__ = ["MemoryStore"]
 
+_PURGE_EVERY_MS = 1000
+"""How often :meth:`MemoryStore.due_timers` (the room-timer sweep) purges expired rooms."""
+
 
 @dataclass(slots=True)
 class _Room:
@@ -57,6 +60,8 @@ class MemoryStore(Store):
         self.event_retention = max(1, event_retention)
         self._rooms: dict[str, _Room] = {}
         self._codes: dict[str, str] = {}
+        self._timers: dict[str, int] = {}
+        self._swept_ms = 0
         self._last_ms = 0
         self._closed = False
 
@@ -85,6 +90,7 @@ class MemoryStore(Store):
         return room
 
     def _drop(self, room_id: str) -> None:
+        self._timers.pop(room_id, None)
         room = self._rooms.pop(room_id, None)
         if room is None:
             return
@@ -114,7 +120,7 @@ class MemoryStore(Store):
 
     def sweep(self) -> int:
         """Purge every expired room now; returns how many were purged."""
-        now = self._now()
+        now = self._swept_ms = self._now()
         gone = [rid for rid, r in self._rooms.items()
                 if r.deadline_ms is not None and now >= r.deadline_ms]
         for rid in gone:
@@ -170,6 +176,26 @@ class MemoryStore(Store):
             self._drop(room_id)
         else:
             room.deadline_ms = self._now() + after_ms
+
+    # -- room timers -----------------------------------------------------------
+
+    async def set_timer(self, room_id: str, at_ms: int) -> None:
+        self._check_open()
+        self._timers[room_id] = at_ms
+
+    async def clear_timer(self, room_id: str, at_ms: int | None = None) -> None:
+        self._check_open()
+        if at_ms is None or self._timers.get(room_id) == at_ms:
+            self._timers.pop(room_id, None)
+
+    async def due_timers(self, now_ms: int, limit: int = 1000) -> list[tuple[str, int]]:
+        self._check_open()
+        # the sweep calls this every tick: purge expired rooms now and then (a
+        # scan of deadlines, no decoding), so ended rooms do not linger in memory
+        if self._now() - self._swept_ms >= _PURGE_EVERY_MS:
+            self.sweep()
+        due = sorted((at, rid) for rid, at in self._timers.items() if at <= now_ms)
+        return [(rid, at) for at, rid in due[:limit]]
 
     # -- racers --------------------------------------------------------------
 

@@ -63,6 +63,15 @@ __all__ = ["RedisStore", "split_url"]
 _CODE_TTL_MS = 24 * 3_600_000
 """A claimed short code vanishes after this unless its room's expiry is set."""
 
+_CLEAR_TIMER = r"""
+-- KEYS[1] timers zset; ARGV[1] room id, ARGV[2] the deadline it must still have
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
 
 @contextlib.contextmanager
 def _unavailable() -> Iterator[None]:
@@ -130,6 +139,7 @@ class RedisStore(Store):
         self._expire = client.register_script(lua.EXPIRE_ROOM)
         self._claim = client.register_script(lua.CLAIM_CODE)
         self._expire_code = client.register_script(lua.EXPIRE_CODE)
+        self._clear_timer = client.register_script(_CLEAR_TIMER)
         self._batch = Batcher(client, max_batch=batch)
         self.follower = Follower(pubsub_client, self._alive_channels,
                                  buffer=max(64, 2 * self.event_retention))
@@ -189,6 +199,11 @@ class RedisStore(Store):
     @property
     def _index(self) -> str:
         return f"{self.prefix}rooms"
+
+    @property
+    def _timers(self) -> str:
+        """Sorted set: room id → its next timer deadline (Unix ms)."""
+        return f"{self.prefix}timers"
 
     # -- clock ---------------------------------------------------------------
 
@@ -290,6 +305,30 @@ class RedisStore(Store):
                 await self._expire_code(keys=[self._code_key(code.decode())],
                                         args=[room_id, after_ms], client=pipe)
             await pipe.execute()
+
+    # -- room timers -----------------------------------------------------------
+
+    async def set_timer(self, room_id: str, at_ms: int) -> None:
+        with _unavailable():
+            await self._redis.zadd(self._timers, {room_id: at_ms})
+
+    async def clear_timer(self, room_id: str, at_ms: int | None = None) -> None:
+        with _unavailable():
+            if at_ms is None:
+                await self._redis.zrem(self._timers, room_id)
+            else:
+                await self._clear_timer(keys=[self._timers], args=[room_id, at_ms])
+
+    async def due_timers(self, now_ms: int, limit: int = 1000) -> list[tuple[str, int]]:
+        with _unavailable():
+            pipe = self._redis.pipeline(transaction=False)
+            # the sweep calls this every tick: also drop expired rooms from the
+            # room index (as room_ids does), so an ended room leaves no key
+            pipe.zremrangebyscore(self._index, "-inf", await self.now_ms())
+            pipe.zrangebyscore(self._timers, "-inf", now_ms, start=0, num=limit,
+                               withscores=True)
+            _, rows = await pipe.execute()
+        return [(rid.decode(), int(at)) for rid, at in rows]
 
     # -- racers --------------------------------------------------------------
 

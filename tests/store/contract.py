@@ -60,6 +60,33 @@ class StoreContract:
         assert rev == 2
         assert rid in await store.room_ids()
 
+    async def test_room_timers(self, store: Store) -> None:
+        a, b, c = _rid(), _rid(), _rid()
+        now = await store.now_ms()
+        mine = {a, b, c}
+
+        async def due(at: int) -> list[tuple[str, int]]:
+            return [(r, t) for r, t in await store.due_timers(at) if r in mine]
+
+        assert await due(now + 10**9) == []
+        await store.set_timer(a, now + 200)
+        await store.set_timer(b, now + 100)
+        await store.set_timer(c, now + 5_000)
+        assert await due(now) == []
+        assert await due(now + 150) == [(b, now + 100)]
+        assert await due(now + 200) == [(b, now + 100), (a, now + 200)]  # earliest first
+        assert await due(now + 200) == [(b, now + 100), (a, now + 200)]  # listing keeps them
+        await store.set_timer(b, now + 300)  # moved: replaces the earlier deadline
+        assert await due(now + 250) == [(a, now + 200)]
+        await store.clear_timer(a, now + 999)  # compare-and-delete: not that deadline
+        assert await due(now + 250) == [(a, now + 200)]
+        await store.clear_timer(a, now + 200)
+        await store.clear_timer(c)
+        assert await due(now + 10**9) == [(b, now + 300)]
+        assert len([r for r, _ in await store.due_timers(now + 10**9, limit=1)]) <= 1
+        await store.clear_timer(b)
+        assert await due(now + 10**9) == []
+
     async def test_codes(self, store: Store) -> None:
         rid, other = _rid(), _rid()
         code = "C" + secrets.token_hex(4).upper()
