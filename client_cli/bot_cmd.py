@@ -6,7 +6,15 @@ import argparse
 import asyncio
 
 from .bot import BotResult, bot_name, run_bot
-from .common import Subparsers, add_server_arg, print_table, resolved_server, run_command
+from .common import (
+    Subparsers,
+    add_server_arg,
+    non_negative_float,
+    positive_int,
+    print_table,
+    resolved_server,
+    run_command,
+)
 
 __all__ = ["add_parser"]
 
@@ -38,9 +46,9 @@ def add_parser(sub: Subparsers) -> None:
         epilog="examples:\n  lucie bot ABCD\n  lucie bot ABCD --count 3 --think 0.5",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("code", help="room code (or id)")
-    p.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
+    p.add_argument("--count", type=positive_int, default=1, help="how many bots (default 1)")
     p.add_argument("--name", default=None, help="bot name (prefix when several)")
-    p.add_argument("--think", type=float, default=1.0, metavar="S",
+    p.add_argument("--think", type=non_negative_float, default=1.0, metavar="S",
                    help="mean pause between moves, seconds (default 1.0)")
     add_server_arg(p)
     p.set_defaults(func=_run)

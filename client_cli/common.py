@@ -17,8 +17,9 @@ from rich.table import Table
 
 from .api import DEFAULT_SERVER, ApiError, server_url
 
-__all__ = ["Subparsers", "add_server_arg", "console", "lucie_command", "print_table",
-           "resolved_server", "run_command"]
+__all__ = ["Subparsers", "add_server_arg", "console", "doc_help", "int_in", "lucie_command",
+           "non_negative_float", "non_negative_int", "positive_float", "positive_int",
+           "print_table", "resolved_server", "run_command"]
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -90,3 +91,59 @@ def lucie_command() -> str:
                 return str(path)
             return str(rel) if os.sep in str(rel) else f".{os.sep}{rel}"
     return "lucie"
+
+
+def doc_help(doc: str | None) -> str:
+    """A module docstring as ``--help`` text: no reST markup (double backticks)."""
+    return (doc or "").replace("``", "")
+
+
+def _number(kind: type[int] | type[float], text: str) -> float:
+    try:
+        return kind(text)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number above 0."""
+    value = int(_number(int, text))
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number, 0 or more."""
+    value = int(_number(int, text))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a number above 0 (not NaN or infinite)."""
+    value = _number(float, text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """argparse type: a number, 0 or more (not NaN or infinite)."""
+    value = _number(float, text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """argparse type: a whole number from ``low`` to ``high``."""
+    def check(text: str) -> int:
+        value = int(_number(int, text))
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {text}")
+        return value
+    check.__name__ = f"int_in_{low}_{high}"
+    return check

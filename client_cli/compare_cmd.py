@@ -19,9 +19,18 @@ from typing import Any
 import plotext as plt
 
 from .api import ApiError, LucieClient
-from .common import Subparsers, add_server_arg, console, print_table, resolved_server, run_command
+from .common import (
+    Subparsers,
+    add_server_arg,
+    console,
+    doc_help,
+    print_table,
+    resolved_server,
+    run_command,
+)
 
-__all__ = ["add_parser", "comparison_rows", "fmt_time", "load_replay", "timeline_chart"]
+__all__ = ["add_parser", "comparison_rows", "fmt_time", "lead_changes", "load_replay",
+           "timeline_chart"]
 
 _RULE_WORDS = {"foundation_cards": "more foundation cards", "reach_time": "earlier reach time",
                "moves": "fewer moves", "join_order": "earlier join", "tie": "a tie"}
@@ -45,9 +54,14 @@ def timeline_chart(c: dict[str, Any], width: int = 78, height: int = 16,
     plt.clear_figure()
     plt.plotsize(width, height)
     plt.theme("pro" if color else "clear")
+    top = 0
     for key, marker in (("a", "braille"), ("b", "dot")):
         xs, ys = _steps(c[key])
+        top = max(top, *ys)
         plt.plot(xs, ys, label=c[key]["name"] or key.upper(), marker=marker)
+    ticks = _card_ticks(top)
+    plt.yticks(ticks, [str(t) for t in ticks])
+    plt.ylim(0, ticks[-1])
     plt.title(f"deal {c['deal_number']} · {c['rules'].get('name') or c['rules']['variant']}")
     plt.xlabel("race clock (s)")
     plt.ylabel("cards")
@@ -90,6 +104,19 @@ def comparison_rows(c: dict[str, Any]) -> list[tuple[str, str, str]]:
     ]
 
 
+def lead_changes(n: int) -> str:
+    """How often the lead changed hands, in words."""
+    if n == 0:
+        return "the lead never changed hands"
+    return "the lead changed hands " + ("once" if n == 1 else "twice" if n == 2 else f"{n} times")
+
+
+def _card_ticks(top: int) -> list[int]:
+    """Whole-card ticks from 0 to at least ``top`` (at most about 8 of them)."""
+    step = next(s for s in (1, 2, 4, 5, 10, 13, 20, 26) if top // s <= 7) if top > 0 else 1
+    return list(range(0, top + step, step)) if top > 0 else [0, 1]
+
+
 def _summary(c: dict[str, Any]) -> list[str]:
     d, v, lead = c["divergence"], c["verdict"], c["lead"]
     a, b = c["a"]["name"] or "A", c["b"]["name"] or "B"
@@ -104,8 +131,7 @@ def _summary(c: dict[str, Any]) -> list[str]:
                      "(other redeal keys).")
     else:
         lines.append(f"Same moves until one stopped, at move {d['move_index']}.")
-    lines.append(f"Level for {fmt_time(lead['level_ms'])}; the lead changed hands "
-                 f"{lead['changes']} time(s).")
+    lines.append(f"Level for {fmt_time(lead['level_ms'])}; {lead_changes(lead['changes'])}.")
     if v["winner"] is None:
         lines.append("Verdict: a tie.")
     else:
@@ -164,7 +190,11 @@ def _run(args: argparse.Namespace) -> int:
 def add_parser(sub: Subparsers) -> None:
     """Register ``lucie compare``."""
     p = sub.add_parser("compare", help="compare two games on one deal, head to head",
-                       description=__doc__)
+                       description=doc_help(__doc__),
+                       epilog="examples:\n  lucie compare ABCD alice bob\n"
+                       "  lucie compare ABCD alice bob --other-room EFGH\n"
+                       "  lucie compare --replay alice.json --replay bob.json",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("code", nargs="?", help="room code or id")
     p.add_argument("a", nargs="?", help="first racer (name or id)")
     p.add_argument("b", nargs="?", help="second racer (name or id)")

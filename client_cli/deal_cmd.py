@@ -15,6 +15,8 @@ from server.rules import (
 )
 from server.rules.cards import card_str
 
+from .common import positive_int
+
 __all__ = ["add_parser", "format_deal"]
 
 
@@ -57,10 +59,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="print a deal's initial layout",
         description="Print the initial layout of deal number N (PySolFC-compatible).",
         epilog="examples:\n  lucie deal 1\n  lucie deal 123456 --variant trefoil\n"
-        "  lucie deal 7 --format lblsolve | python -m lblsolve.cards",
+        "  lucie deal 7 --format lblsolve > deal7.txt   (input for the lblsolve solver)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("number", type=int, help="deal number, 1 … 10^20 - 1")
+    p.add_argument("number", type=positive_int, help="deal number, 1 … 10^20 - 1")
     p.add_argument("--variant", default=DEFAULT_VARIANT, choices=list(VARIANTS),
                    help=f"variant (default {DEFAULT_VARIANT})")
     p.add_argument("--format", default="text", choices=["text", "json", "lblsolve"],

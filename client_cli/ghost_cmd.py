@@ -15,7 +15,10 @@ from .common import (
     Subparsers,
     add_server_arg,
     console,
+    doc_help,
     lucie_command,
+    non_negative_int,
+    positive_int,
     resolved_server,
     run_command,
 )
@@ -50,13 +53,18 @@ def _run(args: argparse.Namespace) -> int:
 def add_parser(sub: Subparsers) -> None:
     """Register ``lucie ghost``."""
     p = sub.add_parser("ghost", help="race against a recorded game (a ghost)",
-                       description=__doc__)
+                       description=doc_help(__doc__),
+                       epilog="examples:\n  lucie ghost ABCD alice\n"
+                       "  lucie replay ABCD alice --json > alice.json\n"
+                       "  lucie ghost --replay alice.json --time-limit 600",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("code", nargs="?", help="room code of the recorded game")
     p.add_argument("racer", nargs="?", help="the recorded racer (name or id)")
     p.add_argument("--replay", metavar="FILE", help="a replay file instead")
-    p.add_argument("--time-limit", type=int, default=900, metavar="S",
+    p.add_argument("--time-limit", type=positive_int, default=900, metavar="S",
                    help="race time limit, seconds (default 900)")
-    p.add_argument("--countdown", type=int, default=3, metavar="S", help="countdown seconds")
+    p.add_argument("--countdown", type=non_negative_int, default=3, metavar="S",
+                   help="countdown seconds (default 3)")
     p.add_argument("--private", action="store_true", help="do not list the room publicly")
     add_server_arg(p)
     p.set_defaults(func=_run)

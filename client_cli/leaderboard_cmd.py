@@ -16,6 +16,8 @@ from .common import (
     Subparsers,
     add_server_arg,
     console,
+    doc_help,
+    int_in,
     lucie_command,
     print_table,
     resolved_server,
@@ -67,17 +69,26 @@ def _daily(args: argparse.Namespace) -> int:
 def add_parser(sub: Subparsers) -> None:
     """Register ``lucie leaderboard`` and ``lucie daily``."""
     p = sub.add_parser("leaderboard", help="daily and all-time leaderboards",
-                       description=__doc__)
+                       description=doc_help(__doc__),
+                       epilog="examples:\n  lucie leaderboard\n  lucie leaderboard --all-time\n"
+                       "  lucie leaderboard --variant trefoil --date 2026-01-31",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", default="belle-lucie", help="variant id (default belle-lucie)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--daily", action="store_true", help="today's board (the default)")
     which.add_argument("--all-time", action="store_true", help="best per name and deal")
     p.add_argument("--date", metavar="YYYY-MM-DD", help="a past day's daily board (UTC)")
-    p.add_argument("--limit", type=int, default=20, help="rows, 1–100 (default 20)")
+    p.add_argument("--limit", type=int_in(1, 100), default=20, help="rows, 1–100 (default 20)")
     add_server_arg(p)
     p.set_defaults(func=_leaderboard)
 
-    d = sub.add_parser("daily", help="the daily deal number of a variant")
+    d = sub.add_parser("daily", help="the daily deal number of a variant",
+                       description="Print the daily deal of a variant: the deal number everyone\n"
+                       "races on that UTC day (its best results make the daily leaderboard),\n"
+                       "and the command that races it.",
+                       epilog="examples:\n  lucie daily\n  lucie daily --variant trefoil\n"
+                       "  lucie daily --date 2026-01-31",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     d.add_argument("--variant", default="belle-lucie", help="variant id (default belle-lucie)")
     d.add_argument("--date", metavar="YYYY-MM-DD", help="another UTC day")
     add_server_arg(d)

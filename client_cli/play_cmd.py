@@ -13,7 +13,16 @@ from server.rules import DEFAULT_VARIANT, VARIANTS
 from .api import ApiError, JoinedRoom, LucieClient, StandingsView
 from .board.model import FINAL_STATUSES, standing_rows
 from .bot import bot_name, run_bot
-from .common import Subparsers, add_server_arg, lucie_command, print_table, resolved_server
+from .common import (
+    Subparsers,
+    add_server_arg,
+    lucie_command,
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+    print_table,
+    resolved_server,
+)
 from .embedded import ensure_server
 
 __all__ = ["add_parser", "join_room", "race", "wait_for_race_over"]
@@ -222,25 +231,26 @@ def add_parser(sub: Subparsers) -> None:
         "  lucie play --variant trefoil --bots 2 --start-in 10", formatter_class=fmt)
     _common(p)
     p.add_argument("--code", help="join this room instead of creating one")
-    p.add_argument("--bots", type=int, default=0, metavar="N",
+    p.add_argument("--bots", type=non_negative_int, default=0, metavar="N",
                    help="computer racers to add (default 0)")
-    p.add_argument("--bot-think", type=float, default=1.0, metavar="S",
+    p.add_argument("--bot-think", type=non_negative_float, default=1.0, metavar="S",
                    help="bots' mean pause between moves, seconds (default 1.0)")
     p.add_argument("--variant", default=DEFAULT_VARIANT, choices=list(VARIANTS))
     p.add_argument("--deal", type=_deal, default="random",
                    help="deal number, 'random' (default) or 'daily'")
-    p.add_argument("--time-limit", type=int, default=900, metavar="S",
+    p.add_argument("--time-limit", type=positive_int, default=900, metavar="S",
                    help="race time limit, seconds (default 900)")
-    p.add_argument("--countdown", type=int, default=3, metavar="S",
+    p.add_argument("--countdown", type=non_negative_int, default=3, metavar="S",
                    help="countdown before the start, seconds (default 3)")
-    p.add_argument("--capacity", type=int, default=8, help="most racers (default 8)")
+    p.add_argument("--capacity", type=positive_int, default=8, help="most racers (default 8)")
     p.add_argument("--private", action="store_true", help="do not list the room publicly")
-    p.add_argument("--redeals", type=int, default=None, help="override the variant's redeals")
+    p.add_argument("--redeals", type=non_negative_int, default=None,
+                   help="override the variant's redeals")
     p.add_argument("--merci", action=argparse.BooleanOptionalAction, default=None,
                    help="allow the merci")
     p.add_argument("--undo", action=argparse.BooleanOptionalAction, default=None,
                    help="allow undo (default: allowed)")
-    p.add_argument("--start-in", type=float, default=None, metavar="S",
+    p.add_argument("--start-in", type=non_negative_float, default=None, metavar="S",
                    help="start the countdown by itself after S seconds")
     p.add_argument("--no-embedded", dest="embedded", action="store_false",
                    help="never start a local server")

@@ -7,6 +7,8 @@ import argparse
 from server.rules import DEFAULT_VARIANT, VARIANTS, RulesError, deal, get_variant
 from server.solver import MODES, default_redeal_key, difficulty, solve
 
+from .common import positive_float, positive_int
+
 __all__ = ["add_parser", "format_result"]
 
 
@@ -66,14 +68,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "  lucie solve 4 --difficulty",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("number", type=int, help="deal number, 1 … 10^20 - 1")
+    p.add_argument("number", type=positive_int, help="deal number, 1 … 10^20 - 1")
     p.add_argument("--variant", default=DEFAULT_VARIANT, choices=list(VARIANTS),
                    help=f"variant (default {DEFAULT_VARIANT})")
     p.add_argument("--mode", default="known-redeals", choices=list(MODES),
                    help="search mode (default known-redeals)")
     p.add_argument("--key", default=None, metavar="HEX",
                    help="redeal key in hex (default: the solver's public key for the deal)")
-    p.add_argument("--seconds", type=float, default=10.0, help="time budget (default 10)")
+    p.add_argument("--seconds", type=positive_float, default=10.0,
+                   help="time budget in seconds, above 0 (default 10)")
     p.add_argument("--difficulty", action="store_true",
                    help="also rate the deal (planned play, first layout, par)")
     p.set_defaults(func=_run)

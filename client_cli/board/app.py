@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
 from ..api import (
@@ -38,7 +39,7 @@ from ..api import (
     Welcome,
 )
 from ..common import lucie_command
-from .controls import HELP, Controls
+from .controls import Controls, help_line
 from .model import apply_progress, fmt_clock, points, rank_racers
 from .screens import ResultsScreen
 from .widgets import FanView, FoundationsView, OpponentsPanel
@@ -110,8 +111,13 @@ class RaceApp(Controls, App[int]):
         yield self.w_fans
         yield self.w_opponents
         yield self.w_message
-        hint = f"move: {HELP}" if self.seat.racer else "w NAME: watch that racer's board · q quit"
-        yield Input(placeholder=hint, id="move")
+        yield Input(placeholder=self._input_hint(), id="move")
+
+    def _input_hint(self) -> str:
+        if not self.seat.racer:
+            return "w NAME: watch that racer's board · q quit"
+        host = bool(self.seat.host_token) and (self.room is None or self.room.state == "waiting")
+        return "move: " + help_line(self.room.rules if self.room else None, host=host)
 
     async def on_mount(self) -> None:
         self.query_one("#move", Input).focus()
@@ -160,13 +166,19 @@ class RaceApp(Controls, App[int]):
             else:
                 self.connection_note = f"reconnecting… (attempt {msg.attempt})"
         elif isinstance(msg, ServerError):
-            self.say(f"server: {msg.message}", "refused")
+            if msg.code == "room/not_waiting":
+                self.say("the race has already started" if self.room is None
+                         or self.room.state in ("countdown", "racing")
+                         else f"server: {msg.message}", "refused")
+            else:
+                self.say(f"server: {msg.message}", "refused")
         elif isinstance(msg, AckView):
             self._set_game(msg.game)
         self._render_all()
 
     def _set_room(self, room: RoomView) -> None:
         self.room = room
+        self._update_hint()
         self.racers = {r.id: r for r in room.racers}
         if room.race_clock_ms is not None:
             self.clock_base = (room.race_clock_ms, time.monotonic())
@@ -215,6 +227,11 @@ class RaceApp(Controls, App[int]):
     def _set_state(self, state: str) -> None:
         if self.room is not None:
             self.room = self.room.model_copy(update={"state": state})
+            self._update_hint()
+
+    def _update_hint(self) -> None:
+        with contextlib.suppress(NoMatches):  # not mounted yet: compose sets it
+            self.query_one("#move", Input).placeholder = self._input_hint()
 
     def _watch_target(self) -> str | None:
         if self.seat.racer is not None:

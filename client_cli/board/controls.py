@@ -24,6 +24,7 @@ from .widgets import FanClicked, FoundationClicked
 
 if TYPE_CHECKING:
     from ..api import GameView, LucieClient, RacerView, RoomConnection, RoomView
+    from ..views import RulesView
     from .app import Seat
 
 
@@ -64,10 +65,58 @@ class _Board(Protocol):
                    description: str = "", exit_on_error: bool = True, start: bool = True,
                    exclusive: bool = False, thread: bool = False) -> Any: ...
 
-__all__ = ["HELP", "Controls"]
+__all__ = ["HELP", "Controls", "help_line", "move_examples", "ready_refusal"]
 
-HELP = "3f · 3 7 · r redeal · u undo · a autoplay · m 5H f merci · s start · q quit"
+HELP = "3f · 3 7 · r redeal · u undo · a autoplay · m 5H f merci · q quit"
 """The move notation and commands, as the input line's placeholder shows them."""
+
+
+def help_line(rules: RulesView | None, *, host: bool = False) -> str:
+    """The input line's placeholder: the moves the room's rules allow (``HELP`` when
+    they are not known yet), with ``s start`` for the host only."""
+    if rules is None:
+        parts = HELP.split(" · ")[:-1]
+    else:
+        parts = ["3f", "3 7"]
+        if rules.cells:
+            parts += ["3c", "c2f"]
+        if rules.redeals:
+            parts.append("r redeal")
+        if rules.undo:
+            parts.append("u undo")
+        parts.append("a autoplay")
+        if rules.merci:
+            parts.append("m 5H f merci")
+    if host:
+        parts.append("s start")
+    return " · ".join([*parts, "q quit"])
+
+
+def move_examples(rules: RulesView | None) -> str:
+    """Example moves for the "not a move" hint, as the room's rules allow them."""
+    if rules is None:
+        return "3f, 3-7, r, u, a"
+    parts = ["3f", "3-7"]
+    if rules.cells:
+        parts += ["3c", "c2f", "c2-7"]
+    if rules.redeals:
+        parts.append("r")
+    if rules.merci:
+        parts.append("m 5H f")
+    if rules.undo:
+        parts.append("u")
+    parts.append("a")
+    return ", ".join(parts)
+
+
+def ready_refusal(room: RoomView | None, spectator: bool) -> str | None:
+    """Why typing ``ready`` does nothing now, or ``None`` when it may be sent."""
+    if spectator:
+        return "spectators do not get ready; the racers start the race"
+    if room is None:
+        return "not connected yet"
+    return {"countdown": "the race is about to start", "racing": "the race has already started",
+            "over": "the race is over", "closed": "the room is closed"}.get(room.state)
 
 
 class Controls:
@@ -91,6 +140,10 @@ class Controls:
         elif low.startswith("w ") and self.seat.racer is None:
             await self._watch(text[2:].strip())
         elif low in ("ready", "unready"):
+            why = ready_refusal(self.room, self.seat.racer is None)
+            if why is not None:
+                self.say(why, "refused")
+                return
             await self.conn.ready(low == "ready")
             self.say("ready: the race starts when every racer is ready" if low == "ready"
                      else "not ready", "ok")
@@ -98,7 +151,11 @@ class Controls:
             try:
                 move = parse_move(text)
             except InvalidMoveError as exc:
-                self.say(str(exc), "refused")
+                msg = str(exc)
+                if msg.startswith("not a move"):
+                    rules = self.room.rules if self.room is not None else None
+                    msg = f"not a move: {text!r} (try {move_examples(rules)})"
+                self.say(msg, "refused")
                 return
             self._send(str(move))
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from client_cli.api import JoinedRoom, LucieClient
 from client_cli.board.app import RaceApp, Seat
+from client_cli.board.controls import help_line, move_examples
 from client_cli.board.screens import ConfirmScreen, ResultsScreen
 from client_cli.board.widgets import FanView, OpponentsPanel
+from client_cli.views import RulesView
 
 from .conftest import Proxy
 from .helpers import keys, non_legal_build, play_moves, until
@@ -231,3 +233,34 @@ async def test_host_of_the_local_server_is_warned_before_quitting(lucie_server: 
         await pilot.press("y")
         await until(lambda: not app.is_running, what="exit")
     assert app.return_value == 0
+
+
+async def test_joiner_and_spectator_see_only_what_they_can_do(lucie_server: str) -> None:
+    room, host, (_ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
+    watcher = RaceApp(Seat(lucie_server, room))
+    async with watcher.run_test(size=SIZE):
+        await until(lambda: watcher.room is not None, what="spectator welcome")
+        banner = text_of(watcher, "#banner")
+        assert "waiting for the host to start" in banner and "ready" not in banner
+    app = RaceApp(Seat(lucie_server, room, bob.racer.id, bob.token))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        hint = app.query_one("#move", Input).placeholder
+        assert "s start" not in hint and "3c" not in hint and "u undo" in hint
+        await client.start(room, host)
+        await until(lambda: app.game is not None, what="start")
+        await pilot.press(*keys("ready"), "enter")
+        await until(lambda: "already started" in text_of(app, "#message"), what="ready refused")
+        await pilot.press(*keys("zz"), "enter")
+        await until(lambda: "not a move" in text_of(app, "#message"), what="not a move")
+        message = text_of(app, "#message")
+        assert "3f, 3-7" in message and "3c" not in message and "c2f" not in message
+
+
+def test_the_key_bar_and_hints_follow_the_rules_and_the_seat() -> None:
+    plain, cells = RulesView(), RulesView(cells=2, merci=True, undo=False)
+    assert "s start" in help_line(plain, host=True)
+    assert "s start" not in help_line(plain)
+    assert "3c" not in help_line(plain) and "3c" in help_line(cells)
+    assert "m 5H f" in help_line(cells) and "u undo" not in help_line(cells)
+    assert "c2-7" not in move_examples(plain) and "c2-7" in move_examples(cells)

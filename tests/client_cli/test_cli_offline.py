@@ -13,7 +13,8 @@ import pytest
 from client_cli.cli import build_parser, main
 from client_cli.common import lucie_command
 
-SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot"]
+SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot", "deal", "solve",
+               "compare", "leaderboard", "daily", "ghost"]
 
 
 @pytest.mark.parametrize("name", SUBCOMMANDS)
@@ -23,6 +24,30 @@ def test_every_subcommand_has_help_with_examples(name: str,
         build_parser().parse_args([name, "--help"])
     out = capsys.readouterr().out
     assert "examples:" in out and f"lucie {name}" in out
+    assert "``" not in out  # no reST markup
+    assert "lblsolve.cards" not in out  # a module nobody has installed
+    description = out.split("\n\n")[1]
+    assert not description.lstrip().startswith(("options:", "positional")), name
+
+
+@pytest.mark.parametrize(("argv", "complaint"), [
+    (["solve", "5", "--seconds", "-1"], "--seconds: must be a positive number"),
+    (["solve", "5", "--seconds", "nan"], "--seconds: must be a positive number"),
+    (["solve", "0"], "must be at least 1"),
+    (["deal", "x"], "'x' is not a whole number"),
+    (["play", "--bots", "-2"], "--bots: must be 0 or more"),
+    (["play", "--time-limit", "0"], "--time-limit: must be at least 1"),
+    (["play", "--bot-think", "-1"], "--bot-think: must be 0 or more"),
+    (["bot", "ABCD", "--count", "0"], "--count: must be at least 1"),
+    (["ghost", "--countdown", "-1"], "--countdown: must be 0 or more"),
+    (["leaderboard", "--limit", "500"], "--limit: must be from 1 to 100"),
+])
+def test_numbers_are_checked_with_clear_messages(argv: list[str], complaint: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(argv)
+    assert exc.value.code == 2
+    assert complaint in capsys.readouterr().err
 
 
 def test_unreachable_server_gives_a_message_not_a_traceback(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from client_cli.cli import build_parser
-from client_cli.compare_cmd import comparison_rows, fmt_time, timeline_chart
+from client_cli.compare_cmd import comparison_rows, fmt_time, lead_changes, timeline_chart
 from client_cli.leaderboard_cmd import leaderboard_rows
 from server.race.compare import compare
 from tests.race.games import record
@@ -51,3 +51,15 @@ def test_commands_are_registered() -> None:
     args = parser.parse_args(["leaderboard", "--all-time", "--variant", "trefoil"])
     assert args.all_time and args.variant == "trefoil"
     assert parser.parse_args(["daily"]).variant == "belle-lucie"
+
+
+def test_cards_axis_has_whole_numbers_only() -> None:
+    chart = timeline_chart(_comparison(), width=70, height=14)
+    labels = [line.split("┤")[0].strip() for line in chart.splitlines() if "┤" in line]
+    assert labels and all(label.isdigit() for label in labels), labels
+
+
+def test_lead_changes_in_words() -> None:
+    assert [lead_changes(n) for n in (0, 1, 2, 5)] == [
+        "the lead never changed hands", "the lead changed hands once",
+        "the lead changed hands twice", "the lead changed hands 5 times"]
