@@ -292,9 +292,10 @@ class RedisStore(Store):
 
     async def expire_room(self, room_id: str, after_ms: int) -> None:
         with _unavailable():
-            code = await self._expire(keys=list(self._keys(room_id)), args=[after_ms])
-            if code is None:
+            found = await self._expire(keys=list(self._keys(room_id)), args=[after_ms])
+            if not found[0]:
                 return
+            code: bytes = found[1]
             deadline = await self.now_ms() + after_ms
             pipe = self._redis.pipeline(transaction=False)
             if after_ms <= 0:

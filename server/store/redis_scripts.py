@@ -103,14 +103,15 @@ return {0, first}
 """
 
 EXPIRE_ROOM: Final = r"""
--- KEYS: hash, answers, events; ARGV: after_ms. Returns the room's code or false.
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local code = redis.call('HGET', KEYS[1], 'code')
+-- KEYS: hash, answers, events; ARGV: after_ms.
+-- Returns {0} when the room does not exist, else {1, its code or ''}.
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
+local code = redis.call('HGET', KEYS[1], 'code') or ''
 local ms = tonumber(ARGV[1])
 for _, k in ipairs(KEYS) do
   if ms <= 0 then redis.call('DEL', k) else redis.call('PEXPIRE', k, ms) end
 end
-return code
+return {1, code}
 """
 
 CLAIM_CODE: Final = r"""

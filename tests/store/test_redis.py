@@ -194,3 +194,18 @@ async def test_batcher_connection_failure_fails_every_caller() -> None:
     finally:
         await batcher.aclose()
         await client.aclose()
+
+
+async def test_room_without_code_leaves_the_index_with_its_keys(prefix: str) -> None:
+    store = RedisStore.from_url(URL, prefix=prefix)
+    client = aioredis.Redis.from_url(URL)
+    try:
+        await store.save_room("nocode", {}, 0, [{"type": "created"}])
+        assert await store.room_ids() == ["nocode"]
+        await store.expire_room("nocode", 50)
+        await asyncio.sleep(0.2)
+        assert await store.room_ids() == []
+        assert [k async for k in client.scan_iter(match=f"{prefix}*")] == []
+    finally:
+        await store.close()
+        await client.aclose()
