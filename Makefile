@@ -25,11 +25,13 @@ server: $(STAMP)
 
 test: $(STAMP)
 	@scripts/ensure-redis.sh
+	$(VENV)/bin/ruff check server client_cli tests infra bench
+	$(VENV)/bin/mypy server client_cli
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra
-	$(VENV)/bin/mypy server/rules client_cli
+	$(VENV)/bin/mypy server client_cli
 
 bench: $(STAMP)
 	@scripts/ensure-redis.sh

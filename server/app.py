@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         # are cut off by the library (1009 with its own reason)
         log_level=settings.log_level, ws_max_size=settings.ws_frame_limit,
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
-        ws=settings.ws_impl,  # type: ignore[arg-type]
+        ws=settings.ws_impl,
         ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
         server_header=False,
     )

@@ -115,7 +115,7 @@ async def compare_games(request: Request, body: CompareBody) -> ComparisonView:
 
 async def check_replay_doc(request: Request, body: ReplayCheckBody) -> ReplayCheck:
     record = check_replay(body.replay)
-    return ReplayCheck(player=record.name, rules=record.rules.to_json(),  # type: ignore[arg-type]
+    return ReplayCheck(player=record.name, rules=record.rules.to_json(),
                        deal_number=record.deal_number, moves=len(record.moves),
                        result=body.replay["result"])
 

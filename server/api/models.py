@@ -9,7 +9,7 @@ Answers of the REST API are the views of :mod:`server.race.views`.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -162,7 +162,7 @@ ClientMessage = Annotated[MoveIn | ReadyIn | AuthIn | ResignIn | PingIn,
                           Field(discriminator="t")]
 """Every message a client may send."""
 
-_CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+_CLIENT: TypeAdapter[Any] = TypeAdapter(cast(Any, ClientMessage))
 
 
 class _DuplicateKey(ValueError):

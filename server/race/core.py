@@ -192,7 +192,7 @@ class AuthorityCore:
         active = room.state == "racing" and not racer.final
         return GameView(
             racer=racer.id, version=racer.version, status=self._status(room, racer),
-            final=racer.final, position=position_to_json(pos),  # type: ignore[arg-type]
+            final=racer.final, position=position_to_json(pos),
             legal_moves=[str(m) for m in game.legal_moves()] if active else [],
             can_undo=active and game.can_undo, redeals_left=rules.redeals - pos.redeals_used,
             merci_available=rules.merci and not pos.merci_used, moves=racer.version,
