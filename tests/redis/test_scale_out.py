@@ -28,6 +28,12 @@ async def _room(api: Api, names: list[str], **options: Any) -> tuple[dict[str, A
     return room, host, joined
 
 
+def _table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Standings without ``to_par``: the solver's par may arrive after the race
+    ended (issue 7), so the race_over event can lack what a later read shows."""
+    return [{k: v for k, v in row.items() if k != "to_par"} for row in rows]
+
+
 def _expected_order(games: dict[str, dict[str, Any]], join: list[str]) -> list[str]:
     return sorted(games, key=lambda r: (-games[r]["position"]["foundation_cards"],
                                         games[r]["reach_time_ms"] or 0, games[r]["moves"],
@@ -71,7 +77,7 @@ async def test_racers_on_three_processes_see_one_sequence(trio: Cluster) -> None
     assert types.count("progress") == sum(g["version"] for g in games)
     tables = [await x.get(f"/rooms/{room['id']}/standings") for x in apis]
     assert tables[0]["final"] and all(t == tables[0] for t in tables)
-    assert logs[0][-1]["standings"] == tables[0]["standings"]
+    assert _table(logs[0][-1]["standings"]) == _table(tables[0]["standings"])
     by_id = {g["racer"]: g for g in games}
     order = [rid for rid, _ in joined]
     assert [s["racer"] for s in tables[0]["standings"]] == _expected_order(by_id, order)
@@ -156,7 +162,7 @@ async def test_kill_9_mid_race_loses_no_accepted_move(trio: Cluster) -> None:
         seqs = [e["seq"] for e in events_of(ada.msgs)]
         assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
         table = await api.get(f"/rooms/{room['id']}/standings")
-        assert table["final"] and over["d"]["standings"] == table["standings"]
+        assert table["final"] and _table(over["d"]["standings"]) == _table(table["standings"])
         games = {ada.id: final, bob.id: bob_final}
         assert [s["racer"] for s in table["standings"]] == \
             _expected_order(games, [ada.id, bob.id])
