@@ -227,14 +227,16 @@ class Event(BaseModel):
     ``left {racer}``, ``ready {racer, ready}``, ``countdown {starts_in_ms}``,
     ``started {deal_number}``, ``progress {racer, foundation_cards, moves,
     redeals_used, merci_used, status, reach_time_ms}``, ``finished {racer,
-    status}``, ``race_over {final, standings: [Standing]}``, ``closed {}``.
+    status}``, ``race_over {final, standings: [Standing], par}``, ``par {final,
+    standings, par}`` (once, when the solver's par arrives after the race end),
+    ``closed {}``.
     """
 
     model_config = ConfigDict(extra="allow")
 
     seq: int
     type: Literal["created", "joined", "left", "ready", "countdown", "started", "progress",
-                  "finished", "race_over", "closed"]
+                  "finished", "race_over", "par", "closed"]
     race_clock_ms: int | None
     racer: str | RacerView | None = None
     ready: bool | None = None

@@ -156,8 +156,12 @@ async def _store_par(authority: AuthorityCore, room: RoomRecord, views: list[Rac
         if current.par is not None:
             return
         new = current.model_copy(update={"par": value})
+        table = authority._standings(new, views)
+        now = await authority.store.now_ms()
+        event = authority._event(new, now, "par", **table.model_dump(mode="json"))
         try:
-            await authority.store.save_room(room.id, new.model_dump(mode="json"), got.rev, [])
+            await authority.store.save_room(room.id, new.model_dump(mode="json"), got.rev,
+                                            [event])
         except VersionConflict:
             continue
         return

@@ -72,3 +72,23 @@ async def test_par_is_stored_when_the_race_ends(race: RaceAuthority) -> None:
         await asyncio.sleep(0.02)
     assert table.final and table.par == 52  # deal 7 wins with known redeals
     assert table.standings[0].to_par == 52 - table.standings[0].foundation_cards
+
+
+async def test_par_found_after_the_race_end_is_published_as_a_par_event(
+    race: RaceAuthority,
+) -> None:
+    room_id, racer_id, token = await _racing(race)
+    await race.resign(room_id, racer_id, token)
+    for _ in range(100):
+        events = await race.store.events_since(room_id, 0)
+        if any(e["type"] == "par" for e in events):
+            break
+        await asyncio.sleep(0.02)
+    types = [e["type"] for e in events]
+    assert types.count("race_over") == 1 and types.count("par") == 1
+    assert types.index("par") > types.index("race_over")
+    over = next(e for e in events if e["type"] == "race_over")
+    par_event = next(e for e in events if e["type"] == "par")
+    assert over["par"] is None and par_event["par"] == 52
+    table = (await race.standings(room_id)).model_dump(mode="json")
+    assert par_event["standings"] == table["standings"] and par_event["final"] is True
