@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from server.rules import Position
@@ -88,8 +89,11 @@ async def _step_out(client: LucieClient, room: str, racer: str, token: str) -> N
 
 
 async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8,
-                  seed: int | None = None) -> BotResult:
+                  seed: int | None = None,
+                  on_joined: Callable[[str], None] | None = None) -> BotResult:
     """Join ``room`` as ``name``, race until the bot's result is final, return it.
+
+    ``on_joined(name)`` is called once the server accepted the join.
 
     Cancelled from outside, the bot resigns (or leaves a room that has not
     started) before it stops.
@@ -101,6 +105,8 @@ async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8
     async with LucieClient(url) as client:
         joined = await client.join(room, name)
         racer, token = joined.racer.id, joined.token
+        if on_joined is not None:
+            on_joined(name)
         try:
             return await _race(client, room, racer, token, think_s, random.Random(seed),
                                Style.for_name(name))

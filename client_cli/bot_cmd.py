@@ -25,9 +25,11 @@ def _run(args: argparse.Namespace) -> int:
     async def body() -> int:
         names = [args.name] if args.count == 1 and args.name else [
             f"{args.name or 'bot'}-{bot_name(i)[4:]}" for i in range(args.count)]
-        print(f"{len(names)} bot(s) joining room {args.code}: {', '.join(names)}", flush=True)
+        def joined(name: str) -> None:  # said only once the server accepted the bot
+            print(f"{name} joined room {args.code}", flush=True)
+
         results: list[BotResult] = list(await asyncio.gather(
-            *(run_bot(url, args.code, n, think_s=args.think, seed=i)
+            *(run_bot(url, args.code, n, think_s=args.think, seed=i, on_joined=joined)
               for i, n in enumerate(names))))
         print_table("Bots", ["name", "status", "cards", "moves"],
                     [(n, r.status, str(r.foundation_cards), str(r.moves))

@@ -103,3 +103,14 @@ def test_the_printed_lucie_command_works_when_lucie_is_not_on_path(
     assert lucie_command() == str(script)
     monkeypatch.setenv("PATH", str(script.parent))
     assert lucie_command() == "lucie"
+
+
+def test_bot_says_joined_only_after_the_join(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    assert main(["bot", "ABCD", "--server", url]) == 1
+    out, err = capsys.readouterr()
+    assert "join" not in out
+    assert f"lucie bot: no race server answers at {url}" in err
