@@ -13,6 +13,7 @@ import logging
 import re
 from collections.abc import Mapping
 from typing import Any, Final
+from urllib.parse import unquote
 
 __all__ = ["RedactSecrets", "install", "redact"]
 
@@ -24,11 +25,22 @@ _PATTERNS: Final = (
 )
 
 
+_QUERY_PARAM: Final = re.compile(r"([?&;])([^=&;\s\"']{1,64})=([^&;\s\"']+)")
+
+
+def _redact_param(m: re.Match[str]) -> str:
+    name = unquote(m.group(2)).lower()
+    if name.endswith("token") or name in ("authorization", "secret"):
+        return f"{m.group(1)}{m.group(2)}=[redacted]"
+    return m.group(0)
+
+
 def redact(text: str) -> str:
-    """``text`` with bearer tokens and ``"token": "…"`` values replaced."""
+    """``text`` with bearer tokens, ``"token": "…"`` values and URL query
+    parameters named like a token (percent-encoded names included) replaced."""
     for pattern, repl in _PATTERNS:
         text = pattern.sub(repl, text)
-    return text
+    return _QUERY_PARAM.sub(_redact_param, text)
 
 
 class RedactSecrets(logging.Filter):

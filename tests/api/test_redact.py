@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+import pytest
+
 from server.redact import RedactSecrets, redact
 
 
@@ -65,3 +67,17 @@ def test_uvicorn_access_logger_logs_without_error() -> None:
     assert errors == []
     assert "token=[redacted]" in stream.getvalue()
     assert "lYB6CDlq" not in stream.getvalue()
+
+
+@pytest.mark.parametrize("query", ["tok%65n", "TOKEN", "host_token", "access%5Ftoken"])
+def test_query_parameters_named_like_a_token_are_redacted_even_percent_encoded(
+    query: str,
+) -> None:
+    line = f'127.0.0.1:5000 - "GET /api/v1/rooms?x=1&{query}=SECRETSECRET1 HTTP/1.1" 200'
+    out = redact(line)
+    assert "SECRETSECRET1" not in out and "x=1" in out and f"{query}=[redacted]" in out
+
+
+def test_other_query_parameters_are_kept() -> None:
+    line = '"GET /api/v1/rooms/ABC/ws?since=12 HTTP/1.1"'
+    assert redact(line) == line
