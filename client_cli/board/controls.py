@@ -9,7 +9,9 @@ version it expects).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.widgets import Input
@@ -23,7 +25,14 @@ from .screens import ConfirmScreen
 from .widgets import FanClicked, FoundationClicked
 
 if TYPE_CHECKING:
-    from ..api import GameView, LucieClient, RacerView, RoomConnection, RoomView
+    from ..api import (
+        GameView,
+        LucieClient,
+        RacerView,
+        RoomConnection,
+        RoomView,
+        StandingView,
+    )
     from ..views import RulesView
     from .app import Seat
 
@@ -35,6 +44,7 @@ class _Board(Protocol):
     game: GameView | None
     room: RoomView | None
     racers: dict[str, RacerView]
+    standings: list[StandingView] | None
     conn: RoomConnection
     client: LucieClient
     fatal: str | None
@@ -65,7 +75,7 @@ class _Board(Protocol):
                    description: str = "", exit_on_error: bool = True, start: bool = True,
                    exclusive: bool = False, thread: bool = False) -> Any: ...
 
-__all__ = ["HELP", "Controls", "help_line", "move_examples", "ready_refusal"]
+__all__ = ["HELP", "Controls", "help_line", "move_examples", "quit_question", "ready_refusal"]
 
 HELP = "3f · 3 7 · r redeal · u undo · a autoplay · m 5H f merci · q quit"
 """The move notation and commands, as the input line's placeholder shows them."""
@@ -107,6 +117,18 @@ def move_examples(rules: RulesView | None) -> str:
         parts.append("u")
     parts.append("a")
     return ", ".join(parts)
+
+
+def quit_question(*, playing: bool, others: int) -> str:
+    """The quit confirmation's text; ``others`` racers depend on this board's server."""
+    question = "Resign from the race and quit?" if playing else "Quit the board?"
+    if others:
+        who = "1 other racer is" if others == 1 else f"{others} other racers are"
+        question = (f"You host the local server and {who} still racing. "
+                    + ("Resign and quit your board?" if playing else "Quit your board?")
+                    + " The server keeps running in this terminal until their race is over "
+                    "(Ctrl-C stops it and ends their race).")
+    return question
 
 
 def ready_refusal(room: RoomView | None, spectator: bool) -> str | None:
@@ -190,12 +212,7 @@ class Controls:
         if self.fatal or not racing or (not playing and not others):
             self.exit(1 if self.fatal else 0)
             return
-        question = "Resign from the race and quit?" if playing else "Quit the board?"
-        if others:
-            who = "1 other racer" if others == 1 else f"{others} other racers"
-            question += (f"\n\nYou host the local server: quitting would end the race for "
-                         f"{who}. The server keeps running in this terminal until their "
-                         "race is over (Ctrl-C there stops it and ends their race).")
+        question = quit_question(playing=playing, others=others)
 
         def done(yes: bool | None) -> None:
             if yes:
@@ -209,6 +226,13 @@ class Controls:
         if self.seat.racer and self.seat.token:
             with contextlib.suppress(ApiError):
                 await self.client.resign(self.seat.room, self.seat.racer, self.seat.token)
+            # the last racer out ends the race: wait a moment for its final standings
+            # (a host's embedded server stops right after, so they may not be fetched later)
+            last = not any(r.id != self.seat.racer and r.status not in FINAL_STATUSES
+                           for r in self.racers.values())
+            deadline = time.monotonic() + 2
+            while last and self.standings is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
         self.exit(0)
 
     async def _start(self: _Board) -> None:

@@ -76,7 +76,8 @@ def test_readme_quick_start_in_tmux(session: str) -> None:
     _wait_pane(guest, lambda t: re.search(r"ann[ │]+█", t))  # ann's bar moved on bob's screen
 
     _tmux("send-keys", "-t", host, "q", "Enter")
-    _wait_pane(host, lambda t: "Resign from the race" in t and "You host the local server" in t)
+    # the whole question shows, down to its last words
+    _wait_pane(host, lambda t: "You host the local server" in t and "their race)." in t)
     _tmux("send-keys", "-t", host, "y")
     # the board closes, but the server stays up for bob until his race is over
     _wait_pane(host, lambda t: "still racing (bob)" in t and "Ctrl-C" in t)
@@ -87,6 +88,9 @@ def test_readme_quick_start_in_tmux(session: str) -> None:
     _tmux("send-keys", "-t", guest, "y")
     final = _wait_pane(host, lambda t: "EXITED 0" in t)
     assert "final results" in final and "bob" in final and "ann" in final
+    # bob quit last: his terminal shows the final results too, server gone or not
+    guest_final = _wait_pane(guest, lambda t: "EXITED 0" in t)
+    assert "final results" in guest_final and "bob" in guest_final and "ann" in guest_final
     deadline = time.monotonic() + 10
     while server_answers(url) and time.monotonic() < deadline:
         time.sleep(0.2)
