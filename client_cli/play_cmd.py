@@ -10,8 +10,8 @@ import sys
 
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
-from .api import ApiError, JoinedRoom, LucieClient, StandingsView
-from .board.model import FINAL_STATUSES, standing_rows
+from .api import ApiError, JoinedRoom, LucieClient, RacerView, StandingsView, StandingView
+from .board.model import FINAL_STATUSES, rank_racers, standing_rows
 from .bot import bot_name, run_bot
 from .common import (
     Subparsers,
@@ -25,7 +25,7 @@ from .common import (
 )
 from .embedded import ensure_server
 
-__all__ = ["add_parser", "join_room", "race", "wait_for_race_over"]
+__all__ = ["add_parser", "exit_report", "join_room", "race", "wait_for_race_over"]
 
 
 def _default_name() -> str:
@@ -121,22 +121,50 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
             async with LucieClient(url) as client:  # the host left before the start
                 with contextlib.suppress(ApiError):
                     await client.close(room.id, host_token)
-    standings = app.standings
-    final = bool(standings)
+    fetched: StandingsView | None = None
+    fetch_failed = False
     started = app.room is not None and app.room.state in ("countdown", "racing", "over")
-    if not standings and started:
-        with contextlib.suppress(ApiError):
+    if not app.standings and started:  # no race_over seen: ask the server
+        try:
             if hosting:
-                final_view = await wait_for_race_over(url, seat.room)
+                fetched = await wait_for_race_over(url, seat.room)
             else:
-                final_view = await _standings(url, seat.room)
-            standings, final = final_view.standings, final_view.final
-    if standings:
-        code = app.room.code if app.room else seat.room
-        print_table(f"Room {code} · " + ("final results" if final else "standings so far"),
-                    ["rank", "name", "cards", "reached", "moves", "status", "points"],
-                    standing_rows(standings))
+                fetched = await _standings(url, seat.room)
+        except ApiError:
+            fetch_failed = True
+    code = app.room.code if app.room else seat.room
+    exit_report(code, app.standings, fetched, fetch_failed, list(app.racers.values()))
     return result or 0
+
+
+def exit_report(code: str, received: list[StandingView] | None, fetched: StandingsView | None,
+                fetch_failed: bool, racers: list[RacerView]) -> None:
+    """Print the standings once the board closed.
+
+    ``received``: the final standings of the board's ``race_over`` event
+    (``None`` when it saw none), printed without asking the server;
+    otherwise ``fetched`` (what the server answered); when that request
+    failed (the host's server stops once the race is over), one line says
+    so, followed by the board's last known standings of ``racers``.
+    """
+    columns = ["rank", "name", "cards", "reached", "moves", "status", "points"]
+    if received:
+        print_table(f"Room {code} · final results", columns, standing_rows(received))
+    elif fetched is not None and fetched.standings:
+        print_table(f"Room {code} · " + ("final results" if fetched.final else "standings so far"),
+                    columns, standing_rows(fetched.standings))
+    elif fetch_failed:
+        known = [StandingView(rank=i, racer=r.id, name=r.name,
+                              foundation_cards=r.foundation_cards,
+                              reach_time_ms=r.reach_time_ms, moves=r.moves,
+                              join_order=r.join_order, status=r.status, final=r.final)
+                 for i, r in enumerate(rank_racers(racers), 1)]
+        if not known:
+            print(f"Room {code}: results unavailable: the server is gone.", flush=True)
+            return
+        print(f"Room {code}: the server is gone; last known standings:", flush=True)
+        print_table(f"Room {code} · last known standings (points unknown)", columns,
+                    [(*row[:-1], "–") for row in standing_rows(known)])
 
 
 async def _standings(url: str, room: str) -> StandingsView:

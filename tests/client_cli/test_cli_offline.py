@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from client_cli.api import RacerView, StandingsView, StandingView
 from client_cli.cli import build_parser, main
 from client_cli.common import lucie_command
+from client_cli.play_cmd import exit_report
 
 SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot", "deal", "solve",
                "compare", "leaderboard", "daily", "ghost"]
@@ -114,3 +116,34 @@ def test_bot_says_joined_only_after_the_join(capsys: pytest.CaptureFixture[str])
     out, err = capsys.readouterr()
     assert "join" not in out
     assert f"lucie bot: no race server answers at {url}" in err
+
+
+def _standing(rank: int, name: str, cards: int, points: int = 0) -> StandingView:
+    return StandingView(rank=rank, racer=f"r-{name}", name=name, foundation_cards=cards,
+                        status="finished", final=True, points=points)
+
+
+def test_exit_report_prints_the_race_over_standings_without_the_server(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    received = [_standing(1, "ann", 52, 10), _standing(2, "bob", 30, 5)]
+    exit_report("ABCD", received, None, True, [])  # even when a fetch would fail
+    out = capsys.readouterr().out
+    assert "Room ABCD · final results" in out and "ann" in out and "bob" in out
+    assert "gone" not in out
+
+
+def test_exit_report_uses_the_fetched_standings(capsys: pytest.CaptureFixture[str]) -> None:
+    fetched = StandingsView(final=True, standings=[_standing(1, "ann", 52, 10)])
+    exit_report("ABCD", None, fetched, False, [])
+    assert "Room ABCD · final results" in capsys.readouterr().out
+
+
+def test_exit_report_says_the_server_is_gone(capsys: pytest.CaptureFixture[str]) -> None:
+    racers = [RacerView(id="r1", name="ann", status="finished", foundation_cards=52),
+              RacerView(id="r2", name="bob", status="resigned", foundation_cards=20)]
+    exit_report("ABCD", None, None, True, racers)
+    out = capsys.readouterr().out
+    assert "Room ABCD: the server is gone; last known standings:" in out
+    assert out.index("ann") < out.index("bob")
+    exit_report("ABCD", None, None, True, [])
+    assert "Room ABCD: results unavailable: the server is gone." in capsys.readouterr().out
