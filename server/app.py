@@ -30,6 +30,7 @@ from server.api.ratelimit import BucketMap
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
+from server.gcpolicy import run_gc_policy
 from server.limits import ensure_open_files
 from server.race.authority import RaceAuthority, RaceConfig
 from server.redact import install as install_redaction
@@ -97,11 +98,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
         close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url)
         close_solver = await attach_solver(authority)
         ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
+        collector = asyncio.create_task(run_gc_policy(settings.gc_freeze_s, settings.gc_full_s))
         try:
             yield
         finally:
             ticker.cancel()
-            await asyncio.gather(ticker, return_exceptions=True)
+            collector.cancel()
+            await asyncio.gather(ticker, collector, return_exceptions=True)
             await close_h2h()
             await close_solver()
             await hub.close()

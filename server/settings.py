@@ -27,6 +27,9 @@ variable                    default   meaning
 ``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
 ``LUCIE_WAITING_TTL_S``     21600     rooms that never start vanish after this
 ``LUCIE_LOG_LEVEL``         info      uvicorn log level
+``LUCIE_GC_FREEZE_S``       10        seconds between ``gc.freeze()`` of survivors
+                                      (``server/gcpolicy.py``); 0: CPython's default GC
+``LUCIE_GC_FULL_S``         600       seconds between full collections (cycles)
 ==========================  ========  ==================================================
 """
 
@@ -61,6 +64,8 @@ class Settings:
     ended_ttl_s: int = 3600
     waiting_ttl_s: int = 21_600
     log_level: str = "info"
+    gc_freeze_s: float = 10.0
+    gc_full_s: float = 600.0
 
     @property
     def ws_frame_limit(self) -> int:
@@ -110,3 +115,5 @@ class Settings:
                              "or wsproto")
         if self.ws_rate <= 0 or self.http_rate <= 0:
             raise ValueError("rates must be positive")
+        if self.gc_freeze_s < 0 or self.gc_full_s < 0:
+            raise ValueError("gc_freeze_s and gc_full_s must be 0 or more")
