@@ -102,6 +102,11 @@ class AuthorityCore:
         self.store = store
         self.config = config or RaceConfig()
         self._games: OrderedDict[tuple[str, str], Game] = OrderedDict()
+        self._known_racers: dict[tuple[str, str], tuple[RacerRecord, int]] = {}
+        """The racer records (and revs) this process last wrote, beside their
+        cached games: a move decided on them needs no read (:meth:`Play.move`)."""
+        self._known_rooms: OrderedDict[str, tuple[RoomRecord, int]] = OrderedDict()
+        """The last room record (and rev) this process read of each room."""
         self._rules: dict[str, RuleSet] = {}
         self._fresh_cards: dict[str, int] = {}
         self.solver: SolverPool | None = None
@@ -138,11 +143,28 @@ class AuthorityCore:
         self._remember(key, game)
         return game
 
-    def _remember(self, key: tuple[str, str], game: Game) -> None:
+    def _remember(self, key: tuple[str, str], game: Game,
+                  written: tuple[RacerRecord, int] | None = None) -> None:
+        """Cache ``game`` (and the racer record ``written`` with its rev, or forget
+        the one known); the least recently used beyond :data:`_GAME_CACHE` go."""
         self._games[key] = game
         self._games.move_to_end(key)
+        if written is None:
+            self._known_racers.pop(key, None)
+        else:
+            self._known_racers[key] = written
         while len(self._games) > _GAME_CACHE:
-            self._games.popitem(last=False)
+            old, _ = self._games.popitem(last=False)
+            self._known_racers.pop(old, None)
+
+    def _saw_room(self, room: RoomRecord, rev: int) -> None:
+        """Remember the room record read at ``rev`` (the newest one wins)."""
+        known = self._known_rooms.get(room.id)
+        if known is None or known[1] <= rev:
+            self._known_rooms[room.id] = (room, rev)
+            self._known_rooms.move_to_end(room.id)
+            while len(self._known_rooms) > _GAME_CACHE:
+                self._known_rooms.popitem(last=False)
 
     @staticmethod
     def _clock(room: RoomRecord, now: int) -> int | None:
@@ -240,6 +262,7 @@ class AuthorityCore:
             if got is None:
                 raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
             room = RoomRecord.model_validate(got.data)
+            self._saw_room(room, got.rev)
             now = await self.store.now_ms()
             if room.state == "countdown" and room.start_at_ms is not None \
                     and now >= room.start_at_ms:

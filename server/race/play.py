@@ -49,40 +49,57 @@ class Play(AuthorityCore):
         Idempotent on ``client_move_id``: a repeat returns the first answer and
         applies nothing. Checks in the module's order.
 
+        One store round trip in the usual case: when this process wrote the
+        racer's last move and knows the room record, the move is decided on
+        those and written with a compare-and-set on both revs
+        (``Store.save_racer(…, room_rev=…)``); anything else — a changed room or
+        racer, a repeated id, a due timer, an illegal move — takes the general
+        path, which reads them first (:meth:`_load_move`).
+
         :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
             AuthForbidden, RoomNotRacing, RoomOver, RacerFinished,
             MoveStaleVersion (details.game: the current game), MoveInvalid, MoveIllegal:
         """
         if not token:
             raise err.AuthMissing("a move needs the racer's token")
+        known = await self._known_move(ref, racer_id, expected_version)
         for _ in range(_RETRIES):
-            room, now, first, got = await self._load_move(ref, racer_id, client_move_id)
-            self._authorize(room, racer_id, token)
-            if first is not None:
-                return Ack.model_validate(first)
-            self._check_racing(room)
-            assert room.start_at_ms is not None
-            clock = now - room.start_at_ms
-            racer, rev, game = self._racer_and_game_of(room, racer_id, got)
-            if racer.final or expected_version != racer.version:
-                # the same move may have been applied (and may have ended the game)
-                # since the answer check above: answer it as the first time
-                first = await self.store.get_answer(room.id, racer_id, client_move_id)
+            if known is not None:
+                room, room_rev, now, racer, rev = known
+                self._authorize(room, racer_id, token)
+                game = self._game(room, racer)
+            else:
+                room, now, first, got = await self._load_move(ref, racer_id, client_move_id)
+                self._authorize(room, racer_id, token)
                 if first is not None:
                     return Ack.model_validate(first)
-            if racer.final:
-                raise err.RacerFinished(f"the result is final ({racer.status})",
-                                        {"status": racer.status})
-            if expected_version != racer.version:
-                raise err.MoveStaleVersion(
-                    f"expected version {expected_version}, the game is at {racer.version}",
-                    {"game": self._game_view(room, racer, game, now).model_dump(mode="json")})
+                self._check_racing(room)
+                room_rev = None
+                racer, rev, game = self._racer_and_game_of(room, racer_id, got)
+                if racer.final or expected_version != racer.version:
+                    # the same move may have been applied (and may have ended the
+                    # game) since the answer check above: answer it as the first time
+                    first = await self.store.get_answer(room.id, racer_id, client_move_id)
+                    if first is not None:
+                        return Ack.model_validate(first)
+                if racer.final:
+                    raise err.RacerFinished(f"the result is final ({racer.status})",
+                                            {"status": racer.status})
+                if expected_version != racer.version:
+                    raise err.MoveStaleVersion(
+                        f"expected version {expected_version}, the game is at {racer.version}",
+                        {"game": self._game_view(room, racer, game, now).model_dump(mode="json")})
+            assert room.start_at_ms is not None
+            clock = now - room.start_at_ms
             try:
                 parsed = Move.from_json(move)
                 after = game.play(parsed)
             except InvalidMoveError as exc:
                 raise err.MoveInvalid(str(exc), {"move": move}) from None
             except IllegalMoveError as exc:
+                if known is not None:  # decided on what this process knew: make sure
+                    known = None
+                    continue
                 raise err.MoveIllegal(exc.reason, {"move": str(parsed)}) from None
             new = self._after(room, racer, after, clock)
             view = self._game_view(room, new, after, now)
@@ -97,16 +114,39 @@ class Play(AuthorityCore):
                 events.append(self._event(room, now, "finished", racer=racer_id,
                                           status=new.status))
             try:
-                await self.store.save_racer(
+                new_rev, _ = await self.store.save_racer(
                     room.id, racer_id, new.model_dump(mode="json"), rev,
-                    answer=(client_move_id, ack.model_dump(mode="json")), events=events)
+                    answer=(client_move_id, ack.model_dump(mode="json")), events=events,
+                    room_rev=room_rev)
             except VersionConflict:
+                known = None  # something changed (or the id was answered): read it all
+                self._known_racers.pop((room.id, racer_id), None)
                 continue
-            self._remember((room.id, racer_id), after)
+            self._remember((room.id, racer_id), after, (new, new_rev))
             if new.final:
                 await self._end_race(room.id)
             return ack
         raise VersionConflict("racer too busy")
+
+    async def _known_move(self, ref: str, racer_id: str, expected_version: int
+                          ) -> tuple[RoomRecord, int, int, RacerRecord, int] | None:
+        """``(room, room rev, now, racer, racer rev)`` for a move decided without
+        reading the store, or ``None`` when the general path must read: the room
+        or the racer's last write unknown here, the race not running, a timer
+        due, the result final, or ``expected_version`` not the known one."""
+        known_room = self._known_rooms.get(ref)
+        known_racer = self._known_racers.get((ref, racer_id))
+        if known_room is None or known_racer is None:
+            return None
+        room, room_rev = known_room
+        racer, rev = known_racer
+        if room.state != "racing" or room.start_at_ms is None or racer.final \
+                or racer.version != expected_version:
+            return None
+        now = await self.store.now_ms()
+        if now - room.start_at_ms >= room.time_limit_ms:
+            return None
+        return room, room_rev, now, racer, rev
 
     async def _load_move(self, ref: str, racer_id: str, client_move_id: str
                          ) -> tuple[RoomRecord, int, Record | None, Versioned | None]:
@@ -123,6 +163,7 @@ class Play(AuthorityCore):
         if got is None:
             raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
         room = RoomRecord.model_validate(got.data)
+        self._saw_room(room, got.rev)
         now = await self.store.now_ms()
         due = room.start_at_ms is not None and (
             (room.state == "countdown" and now >= room.start_at_ms)

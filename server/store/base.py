@@ -255,6 +255,7 @@ class Store(ABC):
         *,
         answer: tuple[str, Record] | None = None,
         events: Sequence[Event] = (),
+        room_rev: int | None = None,
     ) -> tuple[int, list[Event]]:
         """Compare-and-set the racer record, store the answer to a client move
         id, and append ``events`` — all or nothing.
@@ -262,10 +263,14 @@ class Store(ABC):
         ``expected_rev`` 0 creates the record. ``answer`` is
         ``(client_move_id, answer)``; if an answer for that id already exists
         the whole save fails with :class:`VersionConflict` (the caller then
-        reads the first answer with :meth:`get_answer`).
+        reads the first answer with :meth:`get_answer`). ``room_rev``, when
+        given, must also be the room record's current rev: a move decided on a
+        cached room record is written only if the room has not changed since
+        (the authority's one-round-trip move, :mod:`server.race.play`).
 
         :returns: the new ``rev`` and the events as stored (with ``seq``).
-        :raises VersionConflict: stale ``rev`` or repeated id; nothing written.
+        :raises VersionConflict: stale ``rev``, stale ``room_rev`` or repeated
+            id; nothing written.
         """
 
     @abstractmethod

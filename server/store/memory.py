@@ -221,12 +221,15 @@ class MemoryStore(Store):
         *,
         answer: tuple[str, Record] | None = None,
         events: Sequence[Event] = (),
+        room_rev: int | None = None,
     ) -> tuple[int, list[Event]]:
         room = self._room(room_id)
         rev = 0 if room is None or racer_id not in room.racers else room.racers[racer_id][1]
         if rev != expected_rev:
             raise VersionConflict(
                 f"racer {racer_id}: rev {rev}, expected {expected_rev}")
+        if room_rev is not None and (0 if room is None else room.rev) != room_rev:
+            raise VersionConflict(f"room {room_id}: changed since rev {room_rev}")
         if answer is not None and room is not None and (racer_id, answer[0]) in room.answers:
             raise VersionConflict(f"racer {racer_id}: client move id {answer[0]!r} answered")
         raw = encode_record(data)

@@ -360,19 +360,23 @@ class RedisStore(Store):
         *,
         answer: tuple[str, Record] | None = None,
         events: Sequence[Event] = (),
+        room_rev: int | None = None,
     ) -> tuple[int, list[Event]]:
         h, a, e = self._keys(room_id)
         field, body = ("", b"") if answer is None else (
             f"{racer_id}\n{answer[0]}", encode_record(answer[1]))
         args: list[bytes | str | int] = [
             "r:" + racer_id, expected_rev, encode_record(data), field, body,
-            self.event_retention, self._channel(room_id), *self._encode_events(events)]
+            self.event_retention, self._channel(room_id),
+            "" if room_rev is None else room_rev, *self._encode_events(events)]
         with _unavailable():
             rev, first = await self._eval(self._save_racer, [h, a, e], args)
         if rev == -1:
             raise VersionConflict(f"racer {racer_id}: rev {first}, expected {expected_rev}")
         if rev == -2:
             raise VersionConflict(f"racer {racer_id}: client move id {field!r} answered")
+        if rev == -3:
+            raise VersionConflict(f"room {room_id}: rev {first}, expected {room_rev}")
         return rev, self._stored(events, first)
 
     async def get_move_state(

@@ -36,6 +36,9 @@ __all__ = ["Follower", "Subscription"]
 
 log = logging.getLogger("server.store.redis")
 
+_YIELD_EVERY = 32
+"""Messages the follower reads in a row before it lets other tasks run."""
+
 AliveCheck = Callable[[list[str]], Awaitable[set[str]]]
 """Given channels, the subset whose rooms still exist."""
 
@@ -209,13 +212,22 @@ class Follower:
         await ps.ping()  # connects; an error here means Redis is away
         heard = checked = time.monotonic()
         pinged = False
+        run = 0
         while not self._closed:
             await self._sync_channels(ps)
             msg = await ps.get_message(timeout=0.25)
             now = time.monotonic()
+            if msg is None:
+                run = 0
             if msg is not None:
                 heard, pinged = now, False
                 self._dispatch(msg)
+                run += 1
+                if run >= _YIELD_EVERY:
+                    # buffered messages are read without suspending: let the
+                    # sockets in between, or a backlog stalls the event loop
+                    run = 0
+                    await asyncio.sleep(0)
             elif now - heard > self._ping_s:
                 if pinged and now - heard > 2 * self._ping_s:
                     raise StoreUnavailable("redis follower: no answer to ping")

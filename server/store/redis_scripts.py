@@ -18,7 +18,8 @@ Outside the room's slot: ``P{code:C}`` → room id (short codes) and
 
 Each script returns ``{rev, first_seq}`` on success; ``{-1, rev}`` when the
 stored rev is not the expected one; ``{-2, rev}`` when the client move id
-already has an answer. A write that refuses changes nothing.
+already has an answer; ``{-3, room rev}`` when a racer write's expected room
+rev is not the room's. A write that refuses changes nothing.
 """
 
 from __future__ import annotations
@@ -79,14 +80,18 @@ return {rev, first}
 SAVE_RACER: Final = _LIB + r"""
 -- KEYS: hash, answers, events
 -- ARGV: racer field, expected_rev, record, answer field or '', answer, retention,
---       channel, events...
+--       channel, expected room rev or '', events...
 local cur = rev_of(redis.call('HGET', KEYS[1], ARGV[1]))
 if cur ~= tonumber(ARGV[2]) then return {-1, cur} end
+if ARGV[8] ~= '' then
+  local room = rev_of(redis.call('HGET', KEYS[1], 'room'))
+  if room ~= tonumber(ARGV[8]) then return {-3, room} end
+end
 if ARGV[4] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[4]) == 1 then return {-2, cur} end
 local rev = cur + 1
 redis.call('HSET', KEYS[1], ARGV[1], rev .. '\n' .. ARGV[3])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[4], ARGV[5]) end
-local first = append(KEYS[1], KEYS[3], ARGV[6], ARGV[7], 8)
+local first = append(KEYS[1], KEYS[3], ARGV[6], ARGV[7], 9)
 if ARGV[4] ~= '' then
   keep_ttl(KEYS[1], KEYS[2], first > 0 and KEYS[3] or nil)
 elseif first > 0 then

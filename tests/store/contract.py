@@ -125,6 +125,25 @@ class StoreContract:
         racers = await store.get_racers(rid)
         assert set(racers) == {"r1", "r2"} and racers["r1"].data == {"v": 1}
 
+    async def test_racer_write_checks_the_room_rev_when_given(self, store: Store) -> None:
+        rid = _rid()
+        await store.save_room(rid, {"s": "racing"}, 0)
+        rev, events = await store.save_racer(rid, "r1", {"v": 1}, 0, answer=("m1", {"ok": 1}),
+                                             events=[{"type": "progress"}], room_rev=1)
+        assert rev == 1 and events[0]["seq"] == 1
+        await store.save_room(rid, {"s": "closed"}, 1)  # the room changed: rev 2
+        with pytest.raises(VersionConflict):
+            await store.save_racer(rid, "r1", {"v": 2}, 1, answer=("m2", {"ok": 2}),
+                                   events=[{"type": "progress"}], room_rev=1)
+        got = await store.get_racer(rid, "r1")
+        assert got is not None and got.data == {"v": 1} and got.rev == 1
+        assert await store.get_answer(rid, "r1", "m2") is None
+        assert await store.last_seq(rid) == 1  # nothing appended
+        rev, events = await store.save_racer(rid, "r1", {"v": 2}, 1, answer=("m2", {"ok": 2}),
+                                             events=[{"type": "progress"}], room_rev=2)
+        assert rev == 2 and events[0]["seq"] == 2
+        assert (await store.get_answer(rid, "r1", "m2")) == {"ok": 2}
+
     async def test_move_state_reads_room_answer_and_racer(self, store: Store) -> None:
         rid = _rid()
         assert await store.get_move_state(rid, "r1", "m1") == (None, None, None)

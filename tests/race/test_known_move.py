@@ -1,0 +1,155 @@
+"""The one-round-trip move: decided on the racer record this process wrote and the
+room record it read, written with a compare-and-set on both revs.
+
+Two authorities over one store stand for two server processes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from server.race import errors as err
+from server.race.authority import RaceAuthority, RoomOptions
+from server.store.base import Versioned
+
+from .helpers import ClockStore
+
+
+class CountingStore(ClockStore):
+    """The memory store, counting the reads a move may make and the racer writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: Counter[str] = Counter()
+
+    async def get_move_state(self, room_id: str, racer_id: str, client_move_id: str
+                             ) -> tuple[Versioned | None, Any, Versioned | None]:
+        self.calls["get_move_state"] += 1
+        return await super().get_move_state(room_id, racer_id, client_move_id)
+
+    async def get_room(self, room_id: str) -> Versioned | None:
+        self.calls["get_room"] += 1
+        return await super().get_room(room_id)
+
+    async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
+        self.calls["get_racer"] += 1
+        return await super().get_racer(room_id, racer_id)
+
+    async def save_racer(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls["save_racer"] += 1
+        return await super().save_racer(*args, **kwargs)
+
+
+@pytest.fixture
+async def store() -> AsyncIterator[CountingStore]:
+    s = CountingStore()
+    yield s
+    await s.close()
+
+
+async def _racing(race: RaceAuthority) -> tuple[str, str, str, str]:
+    room, host = await race.create_room(RoomOptions(deal=7, countdown_s=0, time_limit_s=60))
+    racer, token = await race.join(room.id, "ada")
+    await race.join(room.id, "bob")
+    await race.start(room.code, host)
+    return room.id, host, racer.id, token
+
+
+async def _next(race: RaceAuthority, room_id: str, racer_id: str) -> tuple[str, int]:
+    game = await race.game(room_id, racer_id)
+    return game.legal_moves[0], game.version
+
+
+async def test_after_its_first_move_a_racer_moves_with_one_write_and_no_read(
+        store: CountingStore) -> None:
+    race = RaceAuthority(store)
+    room_id, _, a, ta = await _racing(race)
+    move, version = await _next(race, room_id, a)
+    await race.move(room_id, a, ta, move, version, "m1")
+    for n in range(2, 6):
+        move, version = await _next(race, room_id, a)
+        store.calls.clear()
+        ack = await race.move(room_id, a, ta, move, version, f"m{n}")
+        assert ack.version == version + 1
+        assert store.calls == Counter(save_racer=1)
+    assert (await race.game(room_id, a)).version == 5
+
+
+async def test_a_room_closed_by_another_process_refuses_the_next_move(
+        store: CountingStore) -> None:
+    one, two = RaceAuthority(store), RaceAuthority(store)
+    room_id, host, a, ta = await _racing(one)
+    move, version = await _next(one, room_id, a)
+    await one.move(room_id, a, ta, move, version, "m1")
+    move, version = await _next(two, room_id, a)
+    await two.close(room_id, host)
+    seq = await store.last_seq(room_id)
+    with pytest.raises(err.RoomOver):
+        await one.move(room_id, a, ta, move, version, "m2")
+    assert await store.last_seq(room_id) == seq  # no progress event
+    assert await store.get_answer(room_id, a, "m2") is None
+
+
+async def test_a_move_made_through_another_process_is_seen(store: CountingStore) -> None:
+    one, two = RaceAuthority(store), RaceAuthority(store)
+    room_id, _, a, ta = await _racing(one)
+    move, version = await _next(one, room_id, a)
+    await one.move(room_id, a, ta, move, version, "m1")
+    move, version = await _next(two, room_id, a)
+    await two.move(room_id, a, ta, move, version, "m2")  # process one's record is stale now
+    with pytest.raises(err.MoveStaleVersion) as stale:
+        await one.move(room_id, a, ta, move, 1, "m3")
+    assert stale.value.details["game"]["version"] == 2
+    move, version = await _next(two, room_id, a)
+    ack = await one.move(room_id, a, ta, move, 2, "m3")
+    assert ack.version == 3 and ack.applied == [move]
+    assert (await two.game(room_id, a)).version == 3
+
+
+async def test_a_repeated_client_move_id_gets_its_first_answer(store: CountingStore) -> None:
+    race = RaceAuthority(store)
+    room_id, _, a, ta = await _racing(race)
+    move, version = await _next(race, room_id, a)
+    await race.move(room_id, a, ta, move, version, "m1")
+    move, version = await _next(race, room_id, a)
+    first = await race.move(room_id, a, ta, move, version, "m2")
+    # the same id again, even sent with the version it now has: nothing applied
+    nxt, _ = await _next(race, room_id, a)
+    again = await race.move(room_id, a, ta, nxt, first.version, "m2")
+    assert again == first
+    assert (await race.game(room_id, a)).version == first.version
+
+
+async def test_the_time_limit_is_noticed_by_a_known_move(store: CountingStore) -> None:
+    race = RaceAuthority(store)
+    room_id, _, a, ta = await _racing(race)
+    move, version = await _next(race, room_id, a)
+    await race.move(room_id, a, ta, move, version, "m1")
+    move, version = await _next(race, room_id, a)
+    store.advance(61_000)
+    with pytest.raises(err.RoomOver):
+        await race.move(room_id, a, ta, move, version, "m2")
+    standings = await race.standings(room_id)
+    assert standings.final
+    assert {s.status for s in standings.standings} == {"timed_out"}
+
+
+async def test_an_illegal_known_move_is_refused_and_changes_nothing(
+        store: CountingStore) -> None:
+    race = RaceAuthority(store)
+    room_id, _, a, ta = await _racing(race)
+    move, version = await _next(race, room_id, a)
+    await race.move(room_id, a, ta, move, version, "m1")
+    game = await race.game(room_id, a)
+    illegal = next(t for t in ("1-2", "2-1", "1-3", "2-3", "3-1") if t not in game.legal_moves)
+    seq = await store.last_seq(room_id)
+    with pytest.raises(err.MoveIllegal):
+        await race.move(room_id, a, ta, illegal, game.version, "m2")
+    assert (await race.game(room_id, a)).version == game.version
+    assert await store.last_seq(room_id) == seq
+    with pytest.raises(err.AuthInvalidToken):
+        await race.move(room_id, a, "forged", game.legal_moves[0], game.version, "m3")
