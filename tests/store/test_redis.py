@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import secrets
 from collections.abc import AsyncIterator
 
@@ -209,3 +210,47 @@ async def test_room_without_code_leaves_the_index_with_its_keys(prefix: str) -> 
     finally:
         await store.close()
         await client.aclose()
+
+
+async def test_follower_lets_other_tasks_run_through_a_backlog(prefix: str) -> None:
+    """A burst of published messages is read without suspending; the follower
+    must still yield every few messages, or the burst stalls every socket."""
+    store = RedisStore.from_url(f"{URL}?prefix={prefix}")
+    publisher = aioredis.Redis.from_url(URL)
+    turns = 0
+    seen: list[int] = []  # the probe's turn count at each message read
+
+    async def probe() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    channel = f"{prefix}burst"
+    try:
+        await store.follower.join(channel)
+        dispatch = store.follower._dispatch
+
+        def counted(msg: dict[str, object]) -> None:
+            if msg.get("type") == "message":
+                seen.append(turns)
+            dispatch(msg)
+
+        store.follower._dispatch = counted  # type: ignore[method-assign]
+        task = asyncio.create_task(probe())
+        pipe = publisher.pipeline(transaction=False)
+        for i in range(400):
+            pipe.publish(channel, b"x" * 64 + str(i).encode())
+        await pipe.execute()
+        async with asyncio.timeout(5):
+            while len(seen) < 400:
+                await asyncio.sleep(0.01)
+        task.cancel()
+        longest = run = 1
+        for before, after in itertools.pairwise(seen):
+            run = run + 1 if after == before else 1
+            longest = max(longest, run)
+        assert longest <= 40, f"{longest} messages in a row without a yield"
+    finally:
+        await publisher.aclose()
+        await store.close()
