@@ -98,7 +98,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url)
         close_solver = await attach_solver(authority)
         ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
-        collector = asyncio.create_task(run_gc_policy(settings.gc_freeze_s, settings.gc_full_s))
+        collector = asyncio.create_task(
+            run_gc_policy(settings.gc_freeze_s, settings.gc_full_s, settings.gc_gen0))
         try:
             yield
         finally:

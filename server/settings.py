@@ -27,8 +27,10 @@ variable                    default   meaning
 ``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
 ``LUCIE_WAITING_TTL_S``     21600     rooms that never start vanish after this
 ``LUCIE_LOG_LEVEL``         info      uvicorn log level
-``LUCIE_GC_FREEZE_S``       10        seconds between ``gc.freeze()`` of survivors
+``LUCIE_GC_FREEZE_S``       1         seconds between ``gc.freeze()`` of survivors
                                       (``server/gcpolicy.py``); 0: CPython's default GC
+``LUCIE_GC_GEN0``           10000     the youngest generation's collection threshold
+                                      under that policy (0: CPython's, 700)
 ``LUCIE_GC_FULL_S``         600       seconds between full collections (cycles)
 ==========================  ========  ==================================================
 """
@@ -64,8 +66,9 @@ class Settings:
     ended_ttl_s: int = 3600
     waiting_ttl_s: int = 21_600
     log_level: str = "info"
-    gc_freeze_s: float = 10.0
+    gc_freeze_s: float = 1.0
     gc_full_s: float = 600.0
+    gc_gen0: int = 10_000
 
     @property
     def ws_frame_limit(self) -> int:
@@ -115,5 +118,5 @@ class Settings:
                              "or wsproto")
         if self.ws_rate <= 0 or self.http_rate <= 0:
             raise ValueError("rates must be positive")
-        if self.gc_freeze_s < 0 or self.gc_full_s < 0:
-            raise ValueError("gc_freeze_s and gc_full_s must be 0 or more")
+        if self.gc_freeze_s < 0 or self.gc_full_s < 0 or self.gc_gen0 < 0:
+            raise ValueError("gc_freeze_s, gc_full_s and gc_gen0 must be 0 or more")

@@ -46,3 +46,16 @@ async def test_zero_disables_the_policy() -> None:
     gc.unfreeze()
     await asyncio.wait_for(run_gc_policy(0, 600), 1)  # returns at once
     assert gc.get_freeze_count() == 0
+
+
+async def test_the_young_threshold_is_raised_while_the_policy_runs() -> None:
+    before = gc.get_threshold()
+    task = asyncio.create_task(run_gc_policy(0.02, 0.0, 10_000))
+    try:
+        await asyncio.sleep(0.05)
+        assert gc.get_threshold() == (10_000, *before[1:])
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        gc.unfreeze()
+    assert gc.get_threshold() == before

@@ -35,7 +35,7 @@ import gevent
 from locust import FastHttpUser, constant, task
 from locust.env import Environment
 
-from infra.load.moves import choose_move, ruleset
+from infra.load.moves import choose_move
 from infra.load.pool import Room, RoomPool
 from infra.load.roomsocket import RoomSocket, ws_url
 
@@ -216,11 +216,10 @@ class _Racer(_RoomUser):
 
     def _play(self, room: Room, racer_id: str, token: str) -> None:
         game = self._game(room, racer_id)
-        rules = ruleset(room.rules)
         gevent.sleep(self.rng.uniform(0, self.pace_s))
         n = 0
         while game is not None and not game["final"] and self.sock is not None:
-            move = choose_move(rules, game, self.rng)
+            move = choose_move(game, self.rng)
             if move is None:
                 return
             n += 1

@@ -12,12 +12,12 @@ a dead server never hangs a run. Importing this module needs gevent
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import time
 from typing import Any
 
 import gevent
+import orjson
 import websocket
 from gevent.event import AsyncResult, Event
 
@@ -87,7 +87,7 @@ class RoomSocket:
                 elif kind.group(1) in _OVER:
                     self.over.set()
             return
-        msg = json.loads(raw)
+        msg = orjson.loads(raw)
         t, d = msg.get("t"), msg.get("d") or {}
         if t in ("ack", "refused"):
             result = self._pending.pop(d.get("client_move_id"), None)
@@ -111,7 +111,7 @@ class RoomSocket:
                                    "client_move_id": client_move_id}}
         start = time.perf_counter()
         try:
-            self.ws.send(json.dumps(body, separators=(",", ":")))
+            self.ws.send(orjson.dumps(body).decode())
         except (websocket.WebSocketException, OSError):
             self._pending.pop(client_move_id, None)
             return "closed", None, (time.perf_counter() - start) * 1000, 0
