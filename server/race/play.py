@@ -54,7 +54,8 @@ class Play(AuthorityCore):
         those and written with a compare-and-set on both revs
         (``Store.save_racer(…, room_rev=…)``); anything else — a changed room or
         racer, a repeated id, a due timer, an illegal move — takes the general
-        path, which reads them first (:meth:`_load_move`).
+        path, which reads them first (:meth:`_load_move`), so every answer is
+        the one the checks in order give.
 
         :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
             AuthForbidden, RoomNotRacing, RoomOver, RacerFinished,
@@ -94,12 +95,14 @@ class Play(AuthorityCore):
             try:
                 parsed = Move.from_json(move)
                 after = game.play(parsed)
-            except InvalidMoveError as exc:
-                raise err.MoveInvalid(str(exc), {"move": move}) from None
-            except IllegalMoveError as exc:
-                if known is not None:  # decided on what this process knew: make sure
+            except (InvalidMoveError, IllegalMoveError) as exc:
+                if known is not None:
+                    # refusals take the general path: a repeated client move id
+                    # is answered before the rules are checked (docs/protocol.md)
                     known = None
                     continue
+                if isinstance(exc, InvalidMoveError):
+                    raise err.MoveInvalid(str(exc), {"move": move}) from None
                 raise err.MoveIllegal(exc.reason, {"move": str(parsed)}) from None
             new = self._after(room, racer, after, clock)
             view = self._game_view(room, new, after, now)
