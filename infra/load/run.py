@@ -13,8 +13,9 @@ Profiles:
   20 bot-pace racers and 50 spectators);
 - ``redis`` — two processes sharing Redis (``REDIS_URL``, default
   ``redis://127.0.0.1:6379/13``): 2,000 human-pace racers spread over both,
-  from two Locust worker processes (one gevent loop for 2,140 users, at about
-  65 % of a core, added up to 170 ms of its own delay to the p99);
+  from three Locust worker processes (one gevent loop for 2,140 users, busy
+  about 65 % of the time, added its own queueing to the measured latency:
+  p99 190–300 ms with one, 110–240 with two, 110 with three);
 - ``idle`` — one process holding 2,000 racers' idle WebSockets;
 - ``smoke`` — a few racers at bot pace for 8 s (the test suite's check).
 
@@ -71,7 +72,7 @@ class Profile:
 PROFILES = {
     "embedded": Profile("embedded"),
     "redis": Profile("redis", processes=2, redis=True, racers=2000, bots=40, spectators=100,
-                     duration_s=180, spawn_rate=50.0, locust_processes=2),
+                     duration_s=180, spawn_rate=50.0, locust_processes=3),
     "idle": Profile("idle", racers=2000, bots=0, spectators=0, idle=True, duration_s=75,
                     spawn_rate=100.0),
     "smoke": Profile("smoke", racers=6, bots=2, spectators=1, duration_s=8, spawn_rate=20.0,
@@ -216,7 +217,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--spawn-rate", type=float)
     ap.add_argument("--pace", type=float, dest="human_pace_s", help="seconds between moves")
     ap.add_argument("--locust-processes", type=int,
-                    help="Locust --processes (load generator; default 2 for redis, else 1)")
+                    help="Locust --processes (load generator; default 3 for redis, else 1)")
     ap.add_argument("--nice", type=int, help="niceness of servers and Locust (negative: root)")
     ap.add_argument("--py-spy", action="store_true", help="profile the servers (py-spy)")
     ap.add_argument("--out", type=Path, default=REPO / "results")
