@@ -122,19 +122,22 @@ class Follower:
         self._subs.setdefault(channel, set()).add(sub)
         self._dirty = True
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name="redis-follower")
-        elif self._ps is not None and channel not in self._sent:
-            self._sent.add(channel)
-            with contextlib.suppress(RedisError, OSError):
-                await self._ps.subscribe(channel)
         try:
+            if self._task is None or self._task.done():
+                self._task = asyncio.create_task(self._run(), name="redis-follower")
+            elif self._ps is not None and channel not in self._sent:
+                self._sent.add(channel)
+                with contextlib.suppress(RedisError, OSError):
+                    await self._ps.subscribe(channel)
             async with asyncio.timeout(self._join_timeout):
                 await confirmed.wait()
         except TimeoutError:
             self.leave(channel, sub)
             raise StoreUnavailable(
                 "redis: room feed subscription not confirmed; retry in about a second") from None
+        except BaseException:  # cancelled (the room's last listener left): leak nothing
+            self.leave(channel, sub)
+            raise
         return sub
 
     def leave(self, channel: str, sub: Subscription) -> None:
@@ -144,8 +147,9 @@ class Follower:
             return
         subs.discard(sub)
         if not subs:
+            # the channel stays subscribed (and confirmed) until the reader
+            # unsubscribes it: a join meanwhile keeps it, with nothing to wait for
             del self._subs[channel]
-            self._confirmed.pop(channel, None)
             self._dirty = True
 
     def is_closed(self) -> bool:
@@ -171,8 +175,11 @@ class Follower:
         ps, self._ps = self._ps, None
         self._sent.clear()
         self._dirty = True
-        for event in self._confirmed.values():
-            event.clear()
+        for channel in list(self._confirmed):
+            if channel in self._subs:
+                self._confirmed[channel].clear()
+            else:
+                del self._confirmed[channel]
         if ps is not None:
             with contextlib.suppress(Exception):
                 await ps.aclose()  # type: ignore[no-untyped-call]
@@ -204,7 +211,11 @@ class Follower:
             await ps.subscribe(*sorted(new))
         old = self._sent - wanted
         if old:
+            # forgotten before the await: a join meanwhile subscribes anew and
+            # waits for that confirmation (Redis answers in order)
             self._sent -= old
+            for channel in old:
+                self._confirmed.pop(channel, None)
             await ps.unsubscribe(*sorted(old))
 
     async def _follow(self) -> None:

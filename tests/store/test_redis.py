@@ -254,3 +254,56 @@ async def test_follower_lets_other_tasks_run_through_a_backlog(prefix: str) -> N
     finally:
         await publisher.aclose()
         await store.close()
+
+
+async def _published_reaches(store: RedisStore, channel: str, sub: object) -> None:
+    publisher = aioredis.Redis.from_url(URL)
+    try:
+        async with asyncio.timeout(2):
+            while True:
+                await publisher.publish(channel, b"ping")
+                await asyncio.sleep(0.05)
+                if sub.queue:  # type: ignore[attr-defined]
+                    return
+    finally:
+        await publisher.aclose()
+
+
+async def test_rejoining_a_channel_just_left_is_confirmed_at_once(prefix: str) -> None:
+    """A room's last socket closes and a new one opens at once: the channel,
+    still subscribed, must not leave the new subscriber waiting (it used to
+    wait the whole join timeout, 3 s, then fail)."""
+    store = RedisStore.from_url(f"{URL}?prefix={prefix}")
+    channel = f"{prefix}again"
+    try:
+        first = await store.follower.join(channel)
+        for _ in range(5):
+            store.follower.leave(channel, first)
+            async with asyncio.timeout(1):
+                first = await store.follower.join(channel)
+            await _published_reaches(store, channel, first)
+            first.queue.clear()
+            await asyncio.sleep(0.3)  # and once more after the reader synced
+    finally:
+        await store.close()
+
+
+async def test_a_cancelled_join_leaves_nothing_behind(prefix: str) -> None:
+    """The hub cancels a room feed waiting for its subscription when the
+    room's last listener leaves; the half-made subscription must go with it,
+    or the channel is followed (and stuck) forever."""
+    store = RedisStore.from_url(f"{URL}?prefix={prefix}")
+    channel = f"{prefix}cancel"
+    try:
+        waiting = asyncio.create_task(store.follower.join(channel))
+        await asyncio.sleep(0)  # inside join, before Redis confirmed
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+        assert store.follower.channels == 0
+        async with asyncio.timeout(1):
+            sub = await store.follower.join(channel)
+        await _published_reaches(store, channel, sub)
+        store.follower.leave(channel, sub)
+        assert store.follower.channels == 0
+    finally:
+        await store.close()
