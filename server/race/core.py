@@ -346,13 +346,18 @@ class AuthorityCore:
     async def _time_out(self, room: RoomRecord, racer_id: str, now: int,
                         at_ms: int | None = None) -> RacerRecord:
         """Make the racer's result final as ``timed_out`` at race-clock ``at_ms``
-        (default: the time limit; the host closing the race: the close time)."""
-        at = room.time_limit_ms if at_ms is None else at_ms
+        (default: the time limit; the host closing the race: the close time),
+        or at the racer's last move if that is later: a move another process
+        accepted while the close was being written (its clock read a few ms
+        after the close's) never lies after the result it belongs to."""
         for _ in range(_RETRIES):
             got = await self.store.get_racer(room.id, racer_id)
             racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
             if racer.final:
                 return racer
+            at = room.time_limit_ms if at_ms is None else at_ms
+            if racer.log:
+                at = max(at, int(racer.log[-1][1]))
             done = racer.model_copy(update={
                 "status": "timed_out", "final": True, "finished_ms": at})
             event = {"type": "finished", "race_clock_ms": at,

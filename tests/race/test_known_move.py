@@ -156,3 +156,21 @@ async def test_an_illegal_known_move_is_refused_and_changes_nothing(
     assert await store.last_seq(room_id) == seq
     with pytest.raises(err.AuthInvalidToken):
         await race.move(room_id, a, "forged", game.legal_moves[0], game.version, "m3")
+
+
+async def test_a_result_made_final_never_ends_before_its_last_move(store: CountingStore) -> None:
+    """The host's close fixes its race-clock time, then times racers out; a
+    move another process accepted meanwhile may carry a clock a few ms later.
+    The timed-out result then ends at that move, not before it."""
+    race = RaceAuthority(store)
+    room_id, _, a, ta = await _racing(race)
+    store.advance(2_000)
+    move, version = await _next(race, room_id, a)
+    ack = await race.move(room_id, a, ta, move, version, "m1")
+    assert ack.race_clock_ms >= 2_000
+    room, _, now = await race._load(room_id)
+    done = await race._time_out(room, a, now, at_ms=ack.race_clock_ms - 5)
+    assert done.final and done.status == "timed_out"
+    assert done.finished_ms == ack.race_clock_ms
+    replay = await race.replay(room_id, a)
+    assert all(m.race_clock_ms <= done.finished_ms for m in replay.moves)
