@@ -4,8 +4,9 @@ Users (pick them by class name on the Locust command line):
 
 - ``HumanRacer`` — creates or joins a room (:mod:`infra.load.pool`), opens
   the room WebSocket, waits for the start, then races the deal with legal
-  moves chosen by :mod:`server.rules` at one move every ``LOAD_HUMAN_PACE_S``
-  seconds (2 s) until the game is final, and goes again in a new room.
+  moves from the game view's ``legal_moves`` (:mod:`infra.load.moves`) at
+  one move every ``LOAD_HUMAN_PACE_S`` seconds (2 s) until the game is
+  final, and goes again in a new room.
 - ``BotRacer`` — the same at bot pace (``LOAD_BOT_PACE_S``, 0.2 s).
 - ``Spectator`` — watches a racing room's events for up to ``LOAD_WATCH_S``.
 - ``IdleRacer`` — joins a room and holds its WebSocket open, never moving
