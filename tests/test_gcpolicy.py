@@ -59,3 +59,20 @@ async def test_the_young_threshold_is_raised_while_the_policy_runs() -> None:
         await asyncio.gather(task, return_exceptions=True)
         gc.unfreeze()
     assert gc.get_threshold() == before
+
+
+async def test_young_garbage_is_collected_before_it_is_frozen() -> None:
+    gc.unfreeze()
+    task = asyncio.create_task(run_gc_policy(0.02, 0.0, 1_000_000))  # no automatic gen-0 run
+    try:
+        await asyncio.sleep(0.05)
+        cycle = _Cycle()
+        del cycle  # unreachable at once, but only a collection can free a cycle
+        await asyncio.sleep(0.1)  # a few freezes later
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    try:
+        assert not any(isinstance(o, _Cycle) for o in _frozen())
+    finally:
+        gc.unfreeze()
