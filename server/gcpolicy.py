@@ -21,8 +21,9 @@ Measured on the two-process Redis load (2,000 racers): collector time per
 server ~175 ms per second with a 10 s freeze and CPython's thresholds,
 ~85 ms with a 1 s freeze, ~12 ms with both (README, "Capacity"). Every
 ``full_s`` seconds unfreeze and run one full collection, so reference
-cycles that died after a freeze are reclaimed too: one long pause (0.5–1 s
-at that load) every ``full_s``, instead of one every few seconds.
+cycles that died after a freeze are reclaimed too: one long pause (0.5 s
+to over 2 s at that load, growing with the objects held) every ``full_s``,
+instead of one every few seconds.
 """
 
 from __future__ import annotations
