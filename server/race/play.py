@@ -125,9 +125,11 @@ class Play(AuthorityCore):
                 known = None  # something changed (or the id was answered): read it all
                 self._known_racers.pop((room.id, racer_id), None)
                 continue
-            self._remember((room.id, racer_id), after, (new, new_rev))
             if new.final:
+                self._forget((room.id, racer_id))
                 await self._end_race(room.id)
+            else:
+                self._remember((room.id, racer_id), after, (new, new_rev))
             return ack
         raise VersionConflict("racer too busy")
 
