@@ -64,12 +64,18 @@ async def _next(race: RaceAuthority, room_id: str, racer_id: str) -> tuple[str, 
     return game.legal_moves[0], game.version
 
 
+async def _moved_once(race: RaceAuthority) -> tuple[str, str, str, str]:
+    """A racing room whose first racer made one move through ``race``."""
+    room_id, host, a, ta = await _racing(race)
+    move, version = await _next(race, room_id, a)
+    await race.move(room_id, a, ta, move, version, "m1")
+    return room_id, host, a, ta
+
+
 async def test_after_its_first_move_a_racer_moves_with_one_write_and_no_read(
         store: CountingStore) -> None:
     race = RaceAuthority(store)
-    room_id, _, a, ta = await _racing(race)
-    move, version = await _next(race, room_id, a)
-    await race.move(room_id, a, ta, move, version, "m1")
+    room_id, _, a, ta = await _moved_once(race)
     for n in range(2, 6):
         move, version = await _next(race, room_id, a)
         store.calls.clear()
@@ -112,9 +118,7 @@ async def test_a_move_made_through_another_process_is_seen(store: CountingStore)
 
 async def test_a_repeated_client_move_id_gets_its_first_answer(store: CountingStore) -> None:
     race = RaceAuthority(store)
-    room_id, _, a, ta = await _racing(race)
-    move, version = await _next(race, room_id, a)
-    await race.move(room_id, a, ta, move, version, "m1")
+    room_id, _, a, ta = await _moved_once(race)
     move, version = await _next(race, room_id, a)
     first = await race.move(room_id, a, ta, move, version, "m2")
     # the same id again, even sent with the version it now has: nothing applied
@@ -129,9 +133,7 @@ async def test_a_repeated_client_move_id_gets_its_first_answer(store: CountingSt
 
 async def test_the_time_limit_is_noticed_by_a_known_move(store: CountingStore) -> None:
     race = RaceAuthority(store)
-    room_id, _, a, ta = await _racing(race)
-    move, version = await _next(race, room_id, a)
-    await race.move(room_id, a, ta, move, version, "m1")
+    room_id, _, a, ta = await _moved_once(race)
     move, version = await _next(race, room_id, a)
     store.advance(61_000)
     with pytest.raises(err.RoomOver):
@@ -144,9 +146,7 @@ async def test_the_time_limit_is_noticed_by_a_known_move(store: CountingStore) -
 async def test_an_illegal_known_move_is_refused_and_changes_nothing(
         store: CountingStore) -> None:
     race = RaceAuthority(store)
-    room_id, _, a, ta = await _racing(race)
-    move, version = await _next(race, room_id, a)
-    await race.move(room_id, a, ta, move, version, "m1")
+    room_id, _, a, ta = await _moved_once(race)
     game = await race.game(room_id, a)
     illegal = next(t for t in ("1-2", "2-1", "1-3", "2-3", "3-1") if t not in game.legal_moves)
     seq = await store.last_seq(room_id)
@@ -180,9 +180,7 @@ async def test_finished_games_leave_the_cache(store: CountingStore) -> None:
     """A racer whose result is final never moves again: its cached game and
     record go (a view rebuilds the game from the log)."""
     race = RaceAuthority(store)
-    room_id, _, a, ta = await _racing(race)
-    move, version = await _next(race, room_id, a)
-    await race.move(room_id, a, ta, move, version, "m1")
+    room_id, _, a, ta = await _moved_once(race)
     assert (room_id, a) in race._games and (room_id, a) in race._known_racers
     await race.resign(room_id, a, ta)
     standings = await race.standings(room_id)  # the other racer still races
