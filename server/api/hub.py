@@ -26,6 +26,10 @@ Item = tuple[str, int, str]
 the encoded message), ``msg`` (a direct message, seq 0), ``resync``, ``gone`` or ``close``."""
 
 
+def _ignore() -> None:
+    """The overflow callback of a released :class:`Listener`."""
+
+
 class Listener:
     """One connection's bounded queue of :data:`Item` values.
 
@@ -75,6 +79,13 @@ class Listener:
         """Drop what is queued and ask the connection to close (too slow)."""
         self.close(4000, "too slow: send queue full")
         self._on_overflow()
+
+    def release(self) -> None:
+        """Forget the overflow callback, once the connection is over. It is
+        usually a method of the connection that owns this listener: a
+        reference cycle that left every closed socket's objects (~200, with
+        the protocol's and the transport's) to the full collection (issue 8)."""
+        self._on_overflow = _ignore
 
     def close(self, code: int, reason: str) -> None:
         """Drop what is queued; the connection's next item closes it with ``code``."""
@@ -154,6 +165,9 @@ class Hub:
             del self._feeds[room_id]
             if feed.task is not None:
                 feed.task.cancel()
+                # the cancelled task keeps its CancelledError, whose traceback holds
+                # the feed: without this, a reference cycle (issue 8)
+                feed.task = None
 
     async def close(self) -> None:
         """Stop every feed."""

@@ -158,6 +158,11 @@ class _Connection:
                 raise exc
         finally:
             self.hub.detach(self.room_id, self.listener)
+            # break the cycles through this connection (its tasks' tracebacks
+            # hold it; the listener holds its overflow method): a closed socket
+            # is then freed at once, not left to the full collection (issue 8)
+            self._sender_task = self._kick = None
+            self.listener.release()
 
     async def _sender(self) -> None:
         listener = self.listener

@@ -1,0 +1,56 @@
+"""A closed room socket is freed by reference counting, not left to the
+collector: the server freezes survivors every second and runs a full
+collection only every ten minutes (``server.gcpolicy``), so every closed
+socket caught in a reference cycle stayed in memory until then, and made that
+collection seconds long under load (issue 8)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from server.api.hub import Listener, RoomFeed
+from server.api.ws import _Connection
+from server.app import create_app
+from server.settings import Settings
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(http_rate=1000, http_burst=1000))) as c:
+        yield c
+
+
+def _alive(kind: type) -> int:
+    """Instances of ``kind`` the collector tracks (freed ones are not listed)."""
+    return sum(isinstance(o, kind) for o in gc.get_objects())
+
+
+@pytest.fixture
+def no_collector() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def test_closed_sockets_leave_no_cycles(client: TestClient, no_collector: None) -> None:
+    created = client.post("/api/v1/rooms", json={"deal": 7, "countdown_s": 0}).json()
+    room, host = created["room"]["id"], created["host_token"]
+    token = client.post(f"/api/v1/rooms/{room}/racers", json={"name": "ada"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    client.post(f"/api/v1/rooms/{room}/start", headers={"Authorization": f"Bearer {host}"})
+    for _ in range(3):
+        with client.websocket_connect(f"/api/v1/rooms/{room}/ws", headers=auth) as racer, \
+                client.websocket_connect(f"/api/v1/rooms/{room}/ws") as spectator:
+            assert racer.receive_json()["t"] == "welcome"
+            assert spectator.receive_json()["t"] == "welcome"
+            racer.send_json({"t": "move", "d": {"move": "autoplay", "client_move_id": "m1"}})
+            assert racer.receive_json()["t"] in ("ack", "error", "event")
+    # every connection, its listener and the room's feed are gone already
+    assert (_alive(_Connection), _alive(Listener), _alive(RoomFeed)) == (0, 0, 0)
