@@ -140,14 +140,18 @@ class AuthorityCore:
             _trim(self._fresh_cards)
         return RacerRecord(id=racer_id, foundation_cards=cards)
 
+    def _replay(self, room: RoomRecord, log: list[Any]) -> Game:
+        """The game of ``log`` (``[move text, race-clock ms]`` pairs) on the room's deal."""
+        return replay(self._ruleset(room), room.deal_number, bytes.fromhex(room.redeal_key),
+                      [Move.from_text(text) for text, _ in log])
+
     def _game(self, room: RoomRecord, racer: RacerRecord) -> Game:
         key = (room.id, racer.id)
         game = self._games.get(key)
         if game is not None and len(game.log) == racer.version:
             self._games.move_to_end(key)
             return game
-        game = replay(self._ruleset(room), room.deal_number, bytes.fromhex(room.redeal_key),
-                      [Move.from_text(text) for text, _ in racer.log])
+        game = self._replay(room, racer.log)
         if not racer.final:  # a final game only serves views now: not worth a cache slot
             self._remember(key, game)
         return game
@@ -230,16 +234,24 @@ class AuthorityCore:
         )
 
     def _game_view(self, room: RoomRecord, racer: RacerRecord, game: Game, now: int) -> GameView:
+        return self._game_view_as(racer, game, self._status(room, racer),
+                                  room.state == "racing" and not racer.final,
+                                  self._clock(room, now))
+
+    @staticmethod
+    def _game_view_as(racer: RacerRecord, game: Game, status: Any, active: bool,
+                      clock: int | None) -> GameView:
+        """The game view with the racer's ``status``, whether the racer may move
+        (``active``: legal moves and undo listed) and the race clock (ms)."""
         rules = game.rules
         pos = game.position
-        active = room.state == "racing" and not racer.final
         return GameView(
-            racer=racer.id, version=racer.version, status=self._status(room, racer),
+            racer=racer.id, version=racer.version, status=status,
             final=racer.final, position=position_to_json(pos),
             legal_moves=[str(m) for m in game.legal_moves()] if active else [],
             can_undo=active and game.can_undo, redeals_left=rules.redeals - pos.redeals_used,
             merci_available=rules.merci and not pos.merci_used, moves=racer.version,
-            reach_time_ms=racer.reach_time_ms, race_clock_ms=self._clock(room, now),
+            reach_time_ms=racer.reach_time_ms, race_clock_ms=clock,
         )
 
     @staticmethod

@@ -28,6 +28,15 @@ __all__ = ["Play"]
 _RETRIES = 16
 
 
+def _result(game: Game) -> tuple[Any, bool]:
+    """The racer's status after ``game`` (``playing``, ``won`` or ``stuck``) and
+    whether the result is final: won, or stuck with no undo to try again
+    (rules.md, "Race ranking")."""
+    state = game.status
+    return ("playing" if state == "playing" else state), \
+        state == "won" or (state == "stuck" and not game.rules.undo)
+
+
 class Play(AuthorityCore):
     """Moves and results; :meth:`move` checks in the order of :mod:`server.race.authority`."""
 
@@ -73,7 +82,7 @@ class Play(AuthorityCore):
                 room, now, first, got = await self._load_move(ref, racer_id, client_move_id)
                 self._authorize(room, racer_id, token)
                 if first is not None:
-                    return Ack.model_validate(first)
+                    return await self._first_answer(room, racer_id, client_move_id, first, got)
                 self._check_racing(room)
                 room_rev = None
                 racer, rev, game = self._racer_and_game_of(room, racer_id, got)
@@ -82,7 +91,8 @@ class Play(AuthorityCore):
                     # game) since the answer check above: answer it as the first time
                     first = await self.store.get_answer(room.id, racer_id, client_move_id)
                     if first is not None:
-                        return Ack.model_validate(first)
+                        return await self._first_answer(room, racer_id, client_move_id,
+                                                        first, got)
                 if racer.final:
                     raise err.RacerFinished(f"the result is final ({racer.status})",
                                             {"status": racer.status})
@@ -104,7 +114,7 @@ class Play(AuthorityCore):
                 if isinstance(exc, InvalidMoveError):
                     raise err.MoveInvalid(str(exc), {"move": move}) from None
                 raise err.MoveIllegal(exc.reason, {"move": str(parsed)}) from None
-            new = self._after(room, racer, after, clock)
+            new = self._after(racer, after, clock)
             view = self._game_view(room, new, after, now)
             applied = [str(m) for m in after.log[len(game.log):]]
             ack = Ack.model_construct(client_move_id=client_move_id, version=new.version,
@@ -119,7 +129,9 @@ class Play(AuthorityCore):
             try:
                 new_rev, _ = await self.store.save_racer(
                     room.id, racer_id, new.model_dump(mode="json"), rev,
-                    answer=(client_move_id, ack.model_dump(mode="json")), events=events,
+                    answer=(client_move_id, {"version": new.version, "applied": len(applied),
+                                             "reach_time_ms": new.reach_time_ms}),
+                    events=events,
                     room_rev=room_rev)
             except VersionConflict:
                 known = None  # something changed (or the id was answered): read it all
@@ -185,15 +197,46 @@ class Play(AuthorityCore):
         racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
         return racer, (got.rev if got else 0), self._game(room, racer)
 
-    def _after(self, room: RoomRecord, racer: RacerRecord, game: Game, clock: int) -> RacerRecord:
+    async def _first_answer(self, room: RoomRecord, racer_id: str, client_move_id: str,
+                            stored: Record, got: Versioned | None) -> Ack:
+        """The first answer to ``client_move_id``, rebuilt from what the store keeps
+        of it: ``{"version", "applied", "reach_time_ms"}`` — the version the move
+        made, how many log entries it became, the reach time (ms) then. About
+        50 bytes instead of the ~1.5 KB ack with its game view, kept for the
+        room's life (docs/protocol.md: a repeat gets the first answer).
+
+        The game then is the first ``version`` entries of the racer's log, which
+        only grows (an undo is an entry too); those entries carry the move's
+        race clock; the race was running, so the view is an active racer's
+        unless that move made the result final. ``got`` is the racer's record
+        as read; read again when it predates the move.
+        """
+        version, count = stored["version"], stored["applied"]
+        if got is None or len(got.data["log"]) < version:
+            got = await self.store.get_racer(room.id, racer_id)
+            if got is None:  # the room vanished meanwhile
+                raise err.RoomNotFound(f"no room {room.id!r}", {"room": room.id})
+        log = got.data["log"][:version]
+        game = self._replay(room, log)
+        clock = log[-1][1]
+        status, final = _result(game)
+        then = RacerRecord.model_construct(id=racer_id, status=status, log=log, final=final,
+                                           reach_time_ms=stored["reach_time_ms"])
+        return Ack.model_construct(
+            client_move_id=client_move_id, version=version, race_clock_ms=clock,
+            applied=[text for text, _ in log[version - count:]],
+            game=self._game_view_as(then, game, status, not final, clock))
+
+    def _after(self, racer: RacerRecord, game: Game, clock: int) -> RacerRecord:
+        """The racer's record once ``game`` (``racer``'s game plus the entries a
+        move became, at race clock ``clock`` ms) is played. A foundation count
+        that changed makes ``clock`` the reach time (rules.md, "Race ranking")."""
         pos = game.position
         log = [*racer.log, *((str(m), clock) for m in game.log[racer.version:])]
         reach = racer.reach_time_ms
         if pos.foundation_cards != racer.foundation_cards:
             reach = clock
-        state = game.status
-        status: Any = "playing" if state == "playing" else state
-        final = state == "won" or (state == "stuck" and not game.rules.undo)
+        status, final = _result(game)
         return RacerRecord.model_construct(  # built from checked values: no re-validation
             id=racer.id, status=status, log=log, foundation_cards=pos.foundation_cards,
             redeals_used=pos.redeals_used, merci_used=pos.merci_used, reach_time_ms=reach,
