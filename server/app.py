@@ -17,6 +17,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 
+import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -31,6 +32,7 @@ from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
 from server.gcpolicy import run_gc_policy
+from server.http_protocol import UpgradeHttpToolsProtocol
 from server.limits import ensure_open_files
 from server.race.authority import RaceAuthority, RaceConfig
 from server.redact import install as install_redaction
@@ -127,6 +129,22 @@ def create_app(settings: Settings | None = None) -> Starlette:
     )
 
 
+def uvicorn_config(settings: Settings) -> uvicorn.Config:
+    """The uvicorn configuration ``lucie-server`` runs the app with."""
+    return uvicorn.Config(
+        create_app(settings), host=settings.host, port=settings.port,
+        # the WebSocket layer lets frames up to ws_frame_limit through so the
+        # socket handler refuses an oversize message itself (1009 with a
+        # "request/too_large: …" reason, docs/protocol.md); only frames above it
+        # are cut off by the library (1009 with its own reason)
+        log_level=settings.log_level, ws_max_size=settings.ws_frame_limit,
+        ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
+        ws=settings.ws_impl, http=UpgradeHttpToolsProtocol,
+        ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
+        server_header=False,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """``lucie-server [--host H] [--port P] [--redis-url URL]``: run uvicorn."""
     parser = argparse.ArgumentParser(prog="lucie-server",
@@ -146,20 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     too_low = ensure_open_files()
     if too_low:
         print(f"lucie-server: warning: {too_low}", file=sys.stderr)
-    import uvicorn
-
-    config = uvicorn.Config(
-        create_app(settings), host=settings.host, port=settings.port,
-        # the WebSocket layer lets frames up to ws_frame_limit through so the
-        # socket handler refuses an oversize message itself (1009 with a
-        # "request/too_large: …" reason, docs/protocol.md); only frames above it
-        # are cut off by the library (1009 with its own reason)
-        log_level=settings.log_level, ws_max_size=settings.ws_frame_limit,
-        ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
-        ws=settings.ws_impl,
-        ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
-        server_header=False,
-    )
+    config = uvicorn_config(settings)
     install_redaction()  # after uvicorn set up its log handlers
     gc.collect()
     gc.freeze()  # modules and schemas never need collecting: shorter GC pauses

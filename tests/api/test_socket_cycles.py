@@ -6,15 +6,21 @@ collection seconds long under load (issue 8)."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import json
 from collections.abc import Iterator
 
+import httpx
 import pytest
+import uvicorn
+import websockets
 from starlette.testclient import TestClient
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.api.hub import Listener, RoomFeed
 from server.api.ws import _Connection
-from server.app import create_app
+from server.app import create_app, uvicorn_config
 from server.settings import Settings
 
 
@@ -54,3 +60,30 @@ def test_closed_sockets_leave_no_cycles(client: TestClient, no_collector: None) 
             assert racer.receive_json()["t"] in ("ack", "error", "event")
     # every connection, its listener and the room's feed are gone already
     assert (_alive(_Connection), _alive(Listener), _alive(RoomFeed)) == (0, 0, 0)
+
+
+async def test_upgraded_http_protocols_leave_no_cycles(no_collector: None) -> None:
+    """uvicorn as ``lucie-server`` runs it: the HTTP protocol object of an
+    upgraded socket goes with the socket (``server.http_protocol``)."""
+    # gc_freeze_s=0: no GC policy, whose collections would hide a cycle
+    config = uvicorn_config(Settings(host="127.0.0.1", port=0, gc_freeze_s=0))
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(10):
+            while not server.started:
+                await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            room = (await http.post("/api/v1/rooms", json={"deal": 7})).json()["room"]["id"]
+        for _ in range(3):
+            async with websockets.connect(f"ws://127.0.0.1:{port}/api/v1/rooms/{room}/ws") as ws:
+                assert json.loads(await ws.recv())["t"] == "welcome"
+        async with asyncio.timeout(5):  # the server sees the closes
+            while _alive(_Connection):
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        assert (_alive(HttpToolsProtocol), _alive(_Connection)) == (0, 0)
+    finally:
+        server.should_exit = True
+        await serving
