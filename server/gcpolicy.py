@@ -26,7 +26,7 @@ which is what makes this work. Measured on the two-process Redis load:
   generations 0 and 1 before each freeze; none with this policy (server
   move p99 65–140 → 15–70 ms);
 - the full collection every 10 min: 2.7 s when closed sockets were left in
-  cycles (770,000 garbage objects per server at minute 10), 0.6 s after.
+  cycles (770,000 garbage objects per server at minute 10), 0.6–0.8 s after.
 
 A cycle the server starts leaving again (say at 1,000 objects a second) is
 not a leak: it is freed by the next full collection, which takes longer.

@@ -209,8 +209,11 @@ class Play(AuthorityCore):
         only grows (an undo is an entry too); those entries carry the move's
         race clock; the race was running, so the view is an active racer's
         unless that move made the result final. ``got`` is the racer's record
-        as read; read again when it predates the move.
+        as read; read again when it predates the move. A whole ack, as servers
+        before the compact form stored it, is returned as it is.
         """
+        if "game" in stored:
+            return Ack.model_validate(stored)
         version, count = stored["version"], stored["applied"]
         if got is None or len(got.data["log"]) < version:
             got = await self.store.get_racer(room.id, racer_id)

@@ -90,3 +90,19 @@ async def test_repeats_after_the_race_is_over(store: ClockStore) -> None:
                for move, version, move_id, _ in played]
     assert [a.model_dump() for a in answers] == [ack.model_dump() for *_, ack in played]
     assert any(a.game.legal_moves for a in answers)  # as the racer saw them: racing then
+
+
+async def test_a_whole_ack_stored_by_an_older_server_is_answered_as_it_is(
+        store: ClockStore) -> None:
+    """Rooms outlive an upgrade: answers stored whole before the compact form
+    still answer their repeats."""
+    race = RaceAuthority(store)
+    room_id, racer_id, token, played = await _play(race, store, 3, True)
+    move, version, _, ack = played[-1]
+    racer = await store.get_racer(room_id, racer_id)
+    assert racer is not None
+    # what an older server wrote: the record unchanged, the answer whole
+    await store.save_racer(room_id, racer_id, racer.data, racer.rev,
+                           answer=("old-1", ack.model_dump(mode="json")))
+    again = await RaceAuthority(store).move(room_id, racer_id, token, move, version, "old-1")
+    assert again.model_dump() == ack.model_dump()
