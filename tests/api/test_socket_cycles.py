@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import time
+import uuid
 from collections.abc import Iterator
 
 import httpx
@@ -24,9 +26,17 @@ from server.app import create_app, uvicorn_config
 from server.settings import Settings
 
 
-@pytest.fixture
-def client() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(http_rate=1000, http_burst=1000))) as c:
+@pytest.fixture(params=["memory", "redis"])
+def client(request: pytest.FixtureRequest) -> Iterator[TestClient]:
+    """The app on the embedded store, and on the real Redis (its room feeds
+    wait on a pub/sub subscription)."""
+    url = None
+    if request.param == "redis":
+        url = f"redis://127.0.0.1:6379/0?prefix=cycles-{uuid.uuid4().hex[:8]}:"
+    # gc_freeze_s=0: no GC policy, whose freezes would hide objects from
+    # gc.get_objects()
+    app = create_app(Settings(http_rate=1000, http_burst=1000, redis_url=url, gc_freeze_s=0))
+    with TestClient(app) as c:
         yield c
 
 
@@ -58,7 +68,12 @@ def test_closed_sockets_leave_no_cycles(client: TestClient, no_collector: None) 
             assert spectator.receive_json()["t"] == "welcome"
             racer.send_json({"t": "move", "d": {"move": "autoplay", "client_move_id": "m1"}})
             assert racer.receive_json()["t"] in ("ack", "error", "event")
-    # every connection, its listener and the room's feed are gone already
+    # every connection, its listener and the room's feed go (the feed's task
+    # ends on the server's loop a moment after its last socket closes); with
+    # the collector off, an object held in a cycle would stay forever
+    deadline = time.monotonic() + 5
+    while _alive(RoomFeed) and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert (_alive(_Connection), _alive(Listener), _alive(RoomFeed)) == (0, 0, 0)
 
 
