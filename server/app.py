@@ -39,6 +39,7 @@ from server.redact import install as install_redaction
 from server.settings import Settings
 from server.store import open_store
 from server.store.base import StoreError
+from server.ws_protocol import ws_protocol_class
 
 __all__ = ["create_app", "main"]
 
@@ -139,7 +140,7 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         # are cut off by the library (1009 with its own reason)
         log_level=settings.log_level, ws_max_size=settings.ws_frame_limit,
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
-        ws=settings.ws_impl, http=UpgradeHttpToolsProtocol,
+        ws=ws_protocol_class(settings.ws_impl), http=UpgradeHttpToolsProtocol,
         ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
         server_header=False,
     )
