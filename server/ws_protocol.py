@@ -15,12 +15,25 @@ socket, 126 MB after 20,000 (issue 8).
 
 Here ``connection_lost`` closes the parser generator: nothing parses on a lost
 connection, and the protocol is then freed by reference counting with its
-socket. :func:`ws_protocol_class` maps ``LUCIE_WS_IMPL`` to the class uvicorn
-runs; the legacy ``websockets`` implementation is passed through unchanged.
+socket.
+
+Both also made a close wait, like any send, until the peer had read enough
+for the transport to resume writing. A peer that stopped reading is just what
+the server closes with 4000 (:mod:`server.api.ws`), so that close never went
+out: the socket stayed open, with no listener, until the ping timeout (~40 s).
+Here a close is written at once behind the unread data, and a peer that does
+not answer it within uvicorn's close timeout (10 s) is cut off
+(``transport.abort()``: a paused transport's ``close()`` would wait for the
+peer to read everything first).
+
+:func:`ws_protocol_class` maps ``LUCIE_WS_IMPL`` to the class uvicorn runs; the
+legacy ``websockets`` implementation, which closes slow peers itself, is passed
+through unchanged (its reset sockets stay in cycles until the full collection).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -28,12 +41,48 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 __all__ = ["SansIOProtocol", "ws_protocol_class"]
 
 
-class SansIOProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's websockets (sans-I/O) protocol; a lost connection ends its parser."""
+class _ClosesWithoutWaiting:
+    """A close does not wait for a peer that stopped reading (module docstring)."""
+
+    writable: asyncio.Event
+    close_timer: asyncio.TimerHandle | None
+    close_timeout: float
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+
+    async def send(self, message: Any) -> None:
+        stalled = message["type"] == "websocket.close" and not self.writable.is_set()
+        if stalled:
+            self.writable.set()  # nothing is sent after a close
+        await super().send(message)  # type: ignore[misc]
+        if stalled and self.close_timer is not None:
+            self.close_timer.cancel()
+            self.close_timer = self.loop.call_later(self.close_timeout, self.transport.abort)
+
+
+class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
+    """uvicorn's websockets (sans-I/O) protocol; a lost connection ends its
+    parser, a close does not wait for the peer to read, and a text message
+    that is not UTF-8 is the client's error, not the server's."""
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         self.conn.parser.close()
+
+    def send_receive_event_to_app(self) -> None:
+        # uvicorn fails such a socket with 1007 too, but logs a traceback at
+        # ERROR for it: bad input is not a server error (docs/protocol.md)
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            text = b"".join(self.frames)
+            if not text.isascii():
+                try:
+                    text.decode()
+                except UnicodeDecodeError:
+                    self.frames = []
+                    self.conn.send_close(1007, "request/invalid: text that is not UTF-8")
+                    self.handle_parser_exception()
+                    return
+        super().send_receive_event_to_app()
 
 
 def ws_protocol_class(ws_impl: str) -> Any:
@@ -48,8 +97,9 @@ def ws_protocol_class(ws_impl: str) -> Any:
 def _wsproto_protocol() -> type:
     from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
-    class WSProtoProtocol(WSProtocol):
-        """uvicorn's wsproto protocol; a lost connection ends its frame parser."""
+    class WSProtoProtocol(_ClosesWithoutWaiting, WSProtocol):
+        """uvicorn's wsproto protocol; a lost connection ends its frame
+        parser, a close does not wait for the peer to read."""
 
         def connection_lost(self, exc: Exception | None) -> None:
             super().connection_lost(exc)

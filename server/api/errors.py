@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from server.race.errors import RaceError
@@ -120,6 +120,13 @@ async def _store_error(_: Request, exc: Exception) -> Response:
     return _answer(500, "server/error", "internal error")
 
 
+async def _client_gone(_: Request, exc: Exception) -> Response:
+    """The client went away before its body arrived: nothing was done and
+    nobody reads the answer, so it is no server error (no traceback)."""
+    log.info("client left before its request body arrived")
+    return _answer(400, "request/invalid", "the request body was cut off")
+
+
 async def _server_error(_: Request, exc: Exception) -> Response:
     log.error("unhandled %s", type(exc).__name__, exc_info=exc)
     return _answer(500, "server/error", "internal error")
@@ -130,6 +137,7 @@ exception_handlers: dict[Any, Any] = {
     ValidationError: _validation_error,
     HTTPException: _http_error,
     StoreError: _store_error,
+    ClientDisconnect: _client_gone,
     Exception: _server_error,
 }
 """Starlette ``exception_handlers`` for the app."""

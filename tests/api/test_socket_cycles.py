@@ -7,28 +7,25 @@ collection seconds long under load (issue 8)."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import contextlib
 import gc
 import json
-import os
 import socket
 import struct
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
-import httpx
 import pytest
-import uvicorn
 import websockets
 from starlette.testclient import TestClient
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.api.hub import Listener, RoomFeed
 from server.api.ws import _Connection
-from server.app import create_app, uvicorn_config
+from server.app import create_app
 from server.settings import Settings
+
+from .live import live_server, open_room_socket
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -82,26 +79,6 @@ def test_closed_sockets_leave_no_cycles(client: TestClient, no_collector: None) 
     assert (_alive(_Connection), _alive(Listener), _alive(RoomFeed)) == (0, 0, 0)
 
 
-@contextlib.asynccontextmanager
-async def _live_server(ws_impl: str = "auto") -> AsyncIterator[tuple[int, str]]:
-    """uvicorn as ``lucie-server`` runs it, on a free port: (port, a room id)."""
-    # gc_freeze_s=0: no GC policy, whose collections would hide a cycle
-    config = uvicorn_config(Settings(host="127.0.0.1", port=0, gc_freeze_s=0, ws_impl=ws_impl))
-    server = uvicorn.Server(config)
-    serving = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-            room = (await http.post("/api/v1/rooms", json={"deal": 7})).json()["room"]["id"]
-        yield port, room
-    finally:
-        server.should_exit = True
-        await serving
-
-
 async def _closes_seen() -> None:
     """Wait until the server has seen every socket close."""
     async with asyncio.timeout(5):
@@ -113,7 +90,7 @@ async def _closes_seen() -> None:
 async def test_upgraded_http_protocols_leave_no_cycles(no_collector: None) -> None:
     """The HTTP protocol object of an upgraded socket goes with the socket
     (``server.http_protocol``)."""
-    async with _live_server() as (port, room):
+    async with live_server() as (port, room, _):
         for _ in range(3):
             async with websockets.connect(f"ws://127.0.0.1:{port}/api/v1/rooms/{room}/ws") as ws:
                 assert json.loads(await ws.recv())["t"] == "welcome"
@@ -124,16 +101,7 @@ async def test_upgraded_http_protocols_leave_no_cycles(no_collector: None) -> No
 async def _raw_socket(port: int, room: str, ending: str) -> None:
     """Open a room socket by hand, read the welcome, then end it: a clean
     close (close frame), a FIN without one, or a reset (RST)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    key = base64.b64encode(os.urandom(16)).decode()
-    writer.write(f"GET /api/v1/rooms/{room}/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                 "Sec-WebSocket-Version: 13\r\n\r\n".encode())
-    seen = b""
-    while b"welcome" not in seen:
-        chunk = await reader.read(65536)
-        assert chunk, seen
-        seen += chunk
+    reader, writer, _ = await open_room_socket(port, room)
     if ending == "close":  # a masked close frame, code 1000
         writer.write(bytes([0x88, 0x82, 0, 0, 0, 0]) + (1000).to_bytes(2, "big"))
         await reader.read(65536)
@@ -159,7 +127,7 @@ async def test_ended_websockets_leave_no_parser_cycles(ws_impl: str, ending: str
     socket, however the client ends it (``server.ws_protocol``): before, a
     client resetting sockets in a loop grew the server by ~3.8 KB each."""
     owner = _parser_owner(ws_impl)
-    async with _live_server(ws_impl) as (port, room):
+    async with live_server(ws_impl=ws_impl) as (port, room, _):
         for _ in range(3):
             await _raw_socket(port, room, ending)
         await _closes_seen()

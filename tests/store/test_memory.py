@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import AsyncIterator
 
 import pytest
@@ -32,3 +33,23 @@ async def test_closed_store_is_unavailable() -> None:
     await store.close()
     with pytest.raises(StoreUnavailable):
         await store.ping()
+
+
+async def test_stored_records_cost_their_size_not_a_serializer_buffer() -> None:
+    """orjson 3.12+ returns bytes that keep a 4 KiB buffer: a 50-byte answer
+    held ~4.1 KB until the store copied records to their exact size."""
+    store = MemoryStore(event_retention=10_000)
+    await store.save_room("r1", {"id": "r1"}, 0)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(1000):
+            await store.save_racer("r1", f"racer{i}", {"moves": i}, 0,
+                                   answer=(f"m{i}", {"version": 1, "applied": True,
+                                                     "reach_time_ms": i}),
+                                   events=[{"type": "racer/progress", "racer": f"racer{i}"}])
+        per_move = (tracemalloc.get_traced_memory()[0] - before) / 1000
+    finally:
+        tracemalloc.stop()
+    # three small records and their dict slots per move: ~0.5 KB (12 KB before)
+    assert per_move < 1500, per_move
