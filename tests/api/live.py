@@ -45,6 +45,14 @@ async def live_server(**settings: Any) -> AsyncIterator[Live]:
         await serving
 
 
+def upgrade_request(room: str) -> bytes:
+    """The HTTP request that opens ``room``'s socket (a WebSocket handshake)."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    return (f"GET /api/v1/rooms/{room}/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+
+
 async def open_room_socket(
         port: int, room: str,
         rcvbuf: int | None = None) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]:
@@ -56,10 +64,7 @@ async def open_room_socket(
     sock.setblocking(False)
     await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
     reader, writer = await asyncio.open_connection(sock=sock)
-    key = base64.b64encode(os.urandom(16)).decode()
-    writer.write(f"GET /api/v1/rooms/{room}/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                 "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+    writer.write(upgrade_request(room))
     seen = b""
     while b"welcome" not in seen:
         chunk = await reader.read(65536)
