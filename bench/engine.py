@@ -35,7 +35,7 @@ from server.rules import (
     legal_moves,
 )
 
-__all__ = ["MOVES_TARGET", "PLAYOUTS_TARGET", "run"]
+__all__ = ["MOVES_TARGET", "PLAYOUTS_TARGET", "apply_median_us", "run"]
 
 MOVES_TARGET = 100_000
 """Checked moves per second the engine must reach (issue 2)."""
@@ -106,6 +106,14 @@ def _median_single(sample: list[tuple[Position, Move]], rules: RuleSet) -> float
         apply(rules, pos, move, _KEY)
         times.append(clock() - t0)
     return max(statistics.median(times) - statistics.median(empty), 0) / 1e9
+
+
+def apply_median_us(games: int = 20) -> float:
+    """Median µs of one checked move (:func:`server.rules.apply`) over the
+    moves of ``games`` random games: the ``check + apply per move`` figure, and
+    a quick gauge of how fast this machine runs the server's Python now."""
+    rules = get_variant("belle-lucie")
+    return _median_single(_sample(rules, games, random.Random(20261130)), rules) * 1e6
 
 
 def _playout_line(rules: RuleSet, games: int, base: float, rng: random.Random) -> str:

@@ -103,6 +103,26 @@ def _locust_cmd(p: Profile, hosts: list[str], out: Path) -> list[str]:
     return cmd + classes
 
 
+README_APPLY_US = 1.9
+"""``python -m bench engine``'s check + apply median (µs) on the machine the
+README's capacity figures were measured on."""
+
+
+def machine_speed() -> float:
+    """Print and return this machine's engine check + apply median (µs), with a
+    warning when it runs the engine much slower than the README's machine (a
+    shared or throttled machine: its latencies are not comparable)."""
+    from bench.engine import apply_median_us
+
+    speed = apply_median_us()
+    print(f"[load] engine check + apply: median {speed:.1f} µs "
+          f"(README figures: {README_APPLY_US} µs)", flush=True)
+    if speed > 1.5 * README_APPLY_US:
+        print(f"[load] warning: this machine runs the engine {speed / README_APPLY_US:.1f}× "
+              "slower than the README's; latencies are not comparable", flush=True)
+    return round(speed, 2)
+
+
 def run_profile(p: Profile, out: Path, redis_url: str | None = None,
                 py_spy: bool = False) -> dict[str, object]:
     """Run profile ``p`` against servers it starts; return its capacity row."""
@@ -138,7 +158,6 @@ def run_profile(p: Profile, out: Path, redis_url: str | None = None,
                         machine_cpu=group.machine)
     row["duration_s"], row["steady_s"] = p.duration_s, round(p.duration_s - spawn_s, 1)
     row["locust_processes"], row["nice"] = p.locust_processes, p.nice
-    (out / f"{p.name}.json").write_text(json.dumps(row, indent=2) + "\n")
     return row
 
 
@@ -231,14 +250,21 @@ def main(argv: list[str] | None = None) -> int:
     names = args.profile or (["embedded", "redis"] if redis_url else ["embedded"])
     overrides = {k: v for k, v in vars(args).items()
                  if k not in ("profile", "out", "py_spy") and v is not None}
-    rows = []
+    rows, speeds = [], []
     for name in names:
+        before = machine_speed()
         row = run_profile(replace(PROFILES[name], **overrides), args.out, redis_url,
                           py_spy=args.py_spy)
+        after = machine_speed()
+        speeds.append(f"{name} {before} → {after}")
+        row["engine_apply_us"] = [before, after]
+        (args.out / f"{name}.json").write_text(json.dumps(row, indent=2) + "\n")
         rows.append(row)
         print(json.dumps(row), flush=True)
     table = markdown_table(rows)
-    (args.out / "summary.md").write_text(f"Machine: {machine()}\n\n{table}\n")
+    (args.out / "summary.md").write_text(
+        f"Machine: {machine()}\n\nEngine check + apply median before → after each run "
+        f"(µs; README machine {README_APPLY_US}): {'; '.join(speeds)}\n\n{table}\n")
     print(table)
     print(f"[load] reports in {args.out}/ (CSV, HTML, JSON, summary.md)")
     return 0
