@@ -142,6 +142,7 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
         ws=ws_protocol_class(settings.ws_impl), http=UpgradeHttpToolsProtocol,
         ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
+        timeout_keep_alive=settings.keep_alive_s,
         server_header=False,
     )
 

@@ -18,6 +18,8 @@ variable                    default   meaning
 ``LUCIE_WS_BURST``          400       … and burst; above: close 1008
 ``LUCIE_HTTP_RATE``         2000      HTTP requests per second per client address
 ``LUCIE_HTTP_BURST``        4000      … and burst; above: 429 ``rate/limited``
+``LUCIE_KEEP_ALIVE_S``      75        seconds an idle HTTP keep-alive connection stays open
+                                      (longer than the usual proxy's 60 s: see below)
 ``LUCIE_PING_INTERVAL``     20        seconds between WebSocket pings (dead peers)
 ``LUCIE_PING_TIMEOUT``      20        seconds to wait for a pong before closing
 ``LUCIE_WS_COMPRESSION``    0         1: offer permessage-deflate (costs CPU per message)
@@ -33,6 +35,14 @@ variable                    default   meaning
                                       under that policy (0: CPython's, 700)
 ``LUCIE_GC_FULL_S``         600       seconds between full collections (cycles)
 ==========================  ========  ==================================================
+
+The keep-alive time is uvicorn's ``timeout_keep_alive`` (its default is 5 s).
+A client that sends on an idle connection just as the server closes it gets
+a connection error, not an answer, and nothing tells it whether the request
+ran; a server that keeps idle connections longer than its clients and proxies
+do (60 s is the common proxy idle timeout) leaves the closing to them. Under
+the load test (issue 8), a host waiting 5 s for its room to fill lost its
+start request that way on a slow machine.
 """
 
 from __future__ import annotations
@@ -58,6 +68,7 @@ class Settings:
     ws_burst: int = 400
     http_rate: float = 2000.0
     http_burst: int = 4000
+    keep_alive_s: int = 75
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
     ws_compression: bool = False
@@ -118,5 +129,7 @@ class Settings:
                              "or wsproto")
         if self.ws_rate <= 0 or self.http_rate <= 0:
             raise ValueError("rates must be positive")
+        if self.keep_alive_s <= 0:
+            raise ValueError("keep_alive_s must be positive")
         if self.gc_freeze_s < 0 or self.gc_full_s < 0 or self.gc_gen0 < 0:
             raise ValueError("gc_freeze_s, gc_full_s and gc_gen0 must be 0 or more")

@@ -25,3 +25,15 @@ def test_environment_then_overrides() -> None:
 def test_bad_values_are_refused_by_name(env: dict[str, str]) -> None:
     with pytest.raises(ValueError):
         Settings.from_env(env)
+
+
+def test_idle_http_connections_outlive_the_usual_proxy_timeout() -> None:
+    """uvicorn closes an idle keep-alive connection after 5 s; a client that
+    sends just then gets a connection error (the load test's hosts lost their
+    start request so). The server keeps them 75 s unless told otherwise."""
+    from server.app import uvicorn_config
+
+    assert uvicorn_config(Settings.from_env({})).timeout_keep_alive == 75
+    assert uvicorn_config(Settings.from_env({"LUCIE_KEEP_ALIVE_S": "30"})).timeout_keep_alive == 30
+    with pytest.raises(ValueError, match="keep_alive_s"):
+        Settings.from_env({"LUCIE_KEEP_ALIVE_S": "0"})
