@@ -328,6 +328,13 @@ class AuthorityCore:
             return
         ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
         await self.store.expire_room(room.id, ttl)
+        await self._off_lobby(room)
+
+    async def _off_lobby(self, room: RoomRecord) -> None:
+        """Take a room that now races, or is closed, off the lobby index: it
+        never waits for racers again (:meth:`Store.add_to_lobby`)."""
+        if room.visibility == "public":
+            await self.store.remove_from_lobby([room.id])
 
     async def _end_race(self, room_id: str) -> None:
         """Time out unfinished racers at the time limit, then end the race once.

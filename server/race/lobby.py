@@ -93,6 +93,8 @@ class Lobby(AuthorityCore):
         await self.store.save_room(room_id, room.model_dump(mode="json"), 0,
                                    [self._event(room, now, "created", code=code)])
         await self.store.expire_room(room_id, self.config.waiting_ttl_ms)
+        if room.visibility == "public":
+            await self.store.add_to_lobby(room_id, now + self.config.waiting_ttl_ms)
         return await self._room_view(room, now, {}), host_token
 
     async def get_room(self, ref: str) -> RoomView:
@@ -101,19 +103,29 @@ class Lobby(AuthorityCore):
         return await self._room_view(room, now)
 
     async def list_rooms(self, limit: int = 100) -> list[RoomView]:
-        """Public rooms waiting for racers, newest first, at most ``limit``."""
-        rooms: list[RoomRecord] = []
-        for room_id in await self.store.room_ids():
-            got = await self.store.get_room(room_id)
-            if got is None:
-                continue
-            room = RoomRecord.model_validate(got.data)
-            if room.state == "waiting" and room.visibility == "public" \
-                    and len(room.roster) < room.capacity:
-                rooms.append(room)
-        rooms.sort(key=lambda r: r.created_ms, reverse=True)
+        """Public rooms waiting for racers with a free seat, newest first, at
+        most ``limit``.
+
+        Reads the lobby index (:meth:`Store.lobby_room_ids`: public rooms
+        that have not raced, closed or expired), not every stored room: the
+        rooms of an hour of races no longer slow it down. Listed rooms that race, are
+        over or closed, or are gone are taken off the index; a full room, or
+        one in its countdown, stays listed but unshown (a racer may leave).
+        """
         now = await self.store.now_ms()
-        return [await self._room_view(r, now, {}) for r in rooms[:limit]]
+        rooms: list[RoomRecord] = []
+        stale: list[str] = []
+        for room_id in await self.store.lobby_room_ids():
+            got = await self.store.get_room(room_id)
+            room = None if got is None else RoomRecord.model_validate(got.data)
+            if room is None or room.state not in ("waiting", "countdown"):
+                stale.append(room_id)
+            elif room.state == "waiting" and len(room.roster) < room.capacity:
+                rooms.append(room)
+                if len(rooms) == limit:
+                    break
+        await self.store.remove_from_lobby(stale)
+        return [await self._room_view(r, now, {}) for r in rooms]
 
     async def start(self, ref: str, host_token: str | None) -> RoomView:
         """Host starts the countdown; the race starts ``countdown_ms`` later.
@@ -156,6 +168,8 @@ class Lobby(AuthorityCore):
         await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
         ttl = room.countdown_ms + room.time_limit_ms + self.config.ended_ttl_ms + 60_000
         await self.store.expire_room(room.id, ttl)
+        if new.state == "racing":
+            await self._off_lobby(new)
         return new
 
     async def close(self, ref: str, host_token: str | None) -> RoomView:
@@ -192,6 +206,7 @@ class Lobby(AuthorityCore):
                 continue
             await self.store.clear_timer(room.id)
             await self.store.expire_room(room.id, self.config.ended_ttl_ms)
+            await self._off_lobby(room)
             if views is not None:
                 await self._race_over_hooks(new, views)
             return await self._room_view(new, now)

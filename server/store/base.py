@@ -207,6 +207,25 @@ class Store(ABC):
         """Ids of every live room (any state), in no particular order."""
 
     @abstractmethod
+    async def add_to_lobby(self, room_id: str, until_ms: int) -> None:
+        """List the room in the lobby index (public rooms that may take racers)
+        until ``until_ms`` (Unix ms of :meth:`now_ms`: when the room, still
+        waiting, would expire); the index lists the latest first.
+
+        The index is a hint: the lobby checks each listed room's record, and
+        takes off the ones that no longer wait (:meth:`remove_from_lobby`).
+        Entries past their time leave it by themselves.
+        """
+
+    @abstractmethod
+    async def lobby_room_ids(self) -> list[str]:
+        """Ids in the lobby index, latest ``until_ms`` (newest room) first."""
+
+    @abstractmethod
+    async def remove_from_lobby(self, room_ids: Sequence[str]) -> None:
+        """Take rooms off the lobby index (unknown ids are ignored)."""
+
+    @abstractmethod
     async def expire_room(self, room_id: str, after_ms: int) -> None:
         """Make every key of the room vanish ``after_ms`` milliseconds from now
         (0: at once). Later saves keep the deadline."""

@@ -68,6 +68,7 @@ class MemoryStore(Store):
         self._rooms: dict[str, _Room] = {}
         self._codes: dict[str, str] = {}
         self._timers: dict[str, int] = {}
+        self._lobby: dict[str, int] = {}
         self._swept_ms = 0
         self._last_ms = 0
         self._closed = False
@@ -98,6 +99,7 @@ class MemoryStore(Store):
 
     def _drop(self, room_id: str) -> None:
         self._timers.pop(room_id, None)
+        self._lobby.pop(room_id, None)
         room = self._rooms.pop(room_id, None)
         if room is None:
             return
@@ -174,6 +176,23 @@ class MemoryStore(Store):
         self._check_open()
         self.sweep()
         return [rid for rid, r in self._rooms.items() if r.rev > 0]
+
+    async def add_to_lobby(self, room_id: str, until_ms: int) -> None:
+        self._check_open()
+        self._lobby[room_id] = until_ms
+
+    async def lobby_room_ids(self) -> list[str]:
+        self._check_open()
+        self.sweep()
+        now = self._now()
+        for room_id in [r for r, until in self._lobby.items() if until <= now]:
+            del self._lobby[room_id]
+        return sorted(self._lobby, key=lambda rid: (self._lobby[rid], rid), reverse=True)
+
+    async def remove_from_lobby(self, room_ids: Sequence[str]) -> None:
+        self._check_open()
+        for room_id in room_ids:
+            self._lobby.pop(room_id, None)
 
     async def expire_room(self, room_id: str, after_ms: int) -> None:
         room = self._room(room_id)

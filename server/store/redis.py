@@ -201,6 +201,11 @@ class RedisStore(Store):
         return f"{self.prefix}rooms"
 
     @property
+    def _lobby(self) -> str:
+        """Sorted set: room id → until when the lobby lists it (Unix ms)."""
+        return f"{self.prefix}lobby"
+
+    @property
     def _timers(self) -> str:
         """Sorted set: room id → its next timer deadline (Unix ms)."""
         return f"{self.prefix}timers"
@@ -290,6 +295,24 @@ class RedisStore(Store):
             _, ids = await pipe.execute()
         return [i.decode() for i in ids]
 
+    async def add_to_lobby(self, room_id: str, until_ms: int) -> None:
+        with _unavailable():
+            await self._redis.zadd(self._lobby, {room_id: until_ms})
+
+    async def lobby_room_ids(self) -> list[str]:
+        now = await self.now_ms()
+        with _unavailable():
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.zremrangebyscore(self._lobby, "-inf", now)
+            pipe.zrevrange(self._lobby, 0, -1)
+            _, ids = await pipe.execute()
+        return [i.decode() for i in ids]
+
+    async def remove_from_lobby(self, room_ids: Sequence[str]) -> None:
+        if room_ids:
+            with _unavailable():
+                await self._redis.zrem(self._lobby, *room_ids)
+
     async def expire_room(self, room_id: str, after_ms: int) -> None:
         with _unavailable():
             found = await self._expire(keys=list(self._keys(room_id)), args=[after_ms])
@@ -324,11 +347,13 @@ class RedisStore(Store):
         with _unavailable():
             pipe = self._redis.pipeline(transaction=False)
             # the sweep calls this every tick: also drop expired rooms from the
-            # room index (as room_ids does), so an ended room leaves no key
-            pipe.zremrangebyscore(self._index, "-inf", await self.now_ms())
+            # room index (as room_ids does) and the lobby, so a room leaves no key
+            now = await self.now_ms()
+            pipe.zremrangebyscore(self._index, "-inf", now)
+            pipe.zremrangebyscore(self._lobby, "-inf", now)
             pipe.zrangebyscore(self._timers, "-inf", now_ms, start=0, num=limit,
                                withscores=True)
-            _, rows = await pipe.execute()
+            _, _, rows = await pipe.execute()
         return [(rid.decode(), int(at)) for rid, at in rows]
 
     # -- racers --------------------------------------------------------------

@@ -128,4 +128,7 @@ async def test_a_bot_reports_the_status_the_server_recorded(lucie_server: str) -
             run_bot(lucie_server, room, "bot-Ada", think_s=0), 60)
         standings = await client.standings(room)
     recorded = next(s.status for s in standings.standings if s.racer == result.racer)
-    assert result.status == recorded == "resigned"  # deal 4: the bot gets stuck
+    # a stuck bot resigns; redeals shuffle with the room's secret key, so on
+    # deal 4 it wins now and then (this test failed then when it expected
+    # "resigned" only)
+    assert result.status == recorded and recorded in ("won", "resigned")

@@ -52,6 +52,41 @@ async def test_create_join_and_views(race: RaceAuthority) -> None:
     assert view.seq == 3  # created, joined, joined
 
 
+async def test_the_lobby_lists_waiting_public_rooms_and_reads_no_others(
+        race: RaceAuthority, store: ClockStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GET /rooms read every stored room (an hour of races: thousands); it now
+    reads the lobby index, and takes rooms off it once they race."""
+    raced = [(await _racing(race, n=1, visibility="public"))[0] for _ in range(30)]
+    private, _ = await race.create_room(RoomOptions(visibility="private"))
+    closed, closer = await race.create_room(RoomOptions(visibility="public"))
+    await race.close(closed.id, closer)
+    waiting, _ = await race.create_room(RoomOptions(visibility="public"))
+    store.advance(10)
+    newest, host = await race.create_room(RoomOptions(visibility="public", countdown_s=5))
+    await race.join(newest.id, "ada")
+    reads: list[str] = []
+    get_room = store.get_room
+
+    async def counted(room_id: str) -> object:
+        reads.append(room_id)
+        return await get_room(room_id)
+
+    monkeypatch.setattr(store, "get_room", counted)
+    assert [r.id for r in await race.list_rooms()] == [newest.id, waiting.id]
+    assert sorted(reads) == sorted([newest.id, waiting.id])  # no raced, closed or private one
+    assert [r.id for r in await race.list_rooms(limit=1)] == [newest.id]
+    # in its countdown: unshown but kept (a racer may leave, and it waits again)
+    await race.start(newest.id, host)
+    assert [r.id for r in await race.list_rooms()] == [waiting.id]
+    assert newest.id in await store.lobby_room_ids()
+    store.advance(6_000)
+    await race.tick()  # the countdown ends: it races, and leaves the lobby
+    assert (await race.get_room(newest.id)).state == "racing"
+    assert newest.id not in await store.lobby_room_ids()
+    assert not set(raced) & set(await store.lobby_room_ids())
+    assert private.id not in await store.lobby_room_ids()
+
+
 async def test_bad_room_inputs(race: RaceAuthority) -> None:
     with pytest.raises(err.RequestInvalid):
         await race.create_room(RoomOptions(variant="chess"))

@@ -216,6 +216,19 @@ class StoreContract:
             async with contextlib.aclosing(it):
                 await _take(it, 1)
 
+    async def test_lobby_index_latest_first_until_its_time(self, store: Store) -> None:
+        now = await store.now_ms()
+        past, a, b = _rid(), _rid(), _rid()
+        for rid in (past, a, b):
+            await store.save_room(rid, {}, 0)
+        await store.add_to_lobby(past, now - 1)
+        await store.add_to_lobby(b, now + 60_001)
+        await store.add_to_lobby(a, now + 60_000)
+        assert await store.lobby_room_ids() == [b, a]  # past its time: gone
+        await store.remove_from_lobby([a, "no-such-room"])
+        await store.remove_from_lobby([])
+        assert await store.lobby_room_ids() == [b]
+
     async def test_expiry(self, store: Store) -> None:
         rid = _rid()
         code = "E" + secrets.token_hex(4).upper()
