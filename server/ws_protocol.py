@@ -36,28 +36,44 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 __all__ = ["SansIOProtocol", "ws_protocol_class"]
 
 
 class _ClosesWithoutWaiting:
-    """A close does not wait for a peer that stopped reading (module docstring)."""
+    """A close does not wait for a peer that stopped reading, and a peer that
+    does not take it is cut off (module docstring)."""
 
     writable: asyncio.Event
+    close_sent: bool
     close_timer: asyncio.TimerHandle | None
     close_timeout: float
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
 
     async def send(self, message: Any) -> None:
-        stalled = message["type"] == "websocket.close" and not self.writable.is_set()
-        if stalled:
+        if message["type"] == "websocket.send" and self.close_sent:
+            # closed meanwhile by the protocol itself (the keepalive ping timed
+            # out): the peer is gone for the app, not a server error
+            raise ClientDisconnected()
+        closing = message["type"] == "websocket.close"
+        if closing and not self.writable.is_set():
             self.writable.set()  # nothing is sent after a close
         await super().send(message)  # type: ignore[misc]
-        if stalled and self.close_timer is not None:
+        if closing and self.close_timer is not None:
+            # uvicorn's timer closes the transport, which first waits for the
+            # peer to read everything: abort instead
             self.close_timer.cancel()
             self.close_timer = self.loop.call_later(self.close_timeout, self.transport.abort)
+
+    async def run_asgi(self) -> None:
+        await super().run_asgi()  # type: ignore[misc]
+        if self.transport.get_write_buffer_size():
+            # the app is done and uvicorn closes the transport, which waits for
+            # a peer that may never read what is left: cut it off after a while
+            self.loop.call_later(self.close_timeout, self.transport.abort)
 
 
 class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):

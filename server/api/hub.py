@@ -37,7 +37,7 @@ class Listener:
     thousands of idle sockets each hold one, so it is kept small.
     """
 
-    __slots__ = ("_items", "_on_overflow", "_waiter", "dead", "size")
+    __slots__ = ("_items", "_on_overflow", "_waiter", "closing", "dead", "size")
 
     def __init__(self, size: int, on_overflow: Callable[[], None]) -> None:
         self.size = size
@@ -45,6 +45,7 @@ class Listener:
         self._waiter: asyncio.Future[None] | None = None
         self._on_overflow = on_overflow
         self.dead = False
+        self.closing: tuple[int, str] | None = None
 
     def push(self, item: Item) -> None:
         """Queue ``item`` without waiting; a full queue makes the listener overflow."""
@@ -92,6 +93,7 @@ class Listener:
         if self.dead:
             return
         self.dead = True
+        self.closing = (code, reason)
         self._items = [("close", code, reason)]
         self._wake()
 

@@ -150,6 +150,11 @@ class _Connection:
                         await asyncio.wait_for(asyncio.shield(sender), 2.0)
                 sender.cancel()
                 await asyncio.gather(sender, return_exceptions=True)
+                if sender.cancelled() and self.listener.closing is not None \
+                        and self._kick is None:
+                    # the sender was stuck behind a peer that stopped reading,
+                    # before the close: send it now (it does not wait for the peer)
+                    await self._force_close(*self.listener.closing)
             if self._kick is not None:
                 await self._kick
                 return

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import logging
 import os
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, NamedTuple
 
 import httpx
+import pytest
 import uvicorn
 
 from server.app import uvicorn_config
@@ -71,3 +73,15 @@ async def open_room_socket(
         assert chunk, seen
         seen += chunk
     return reader, writer, seen.partition(b"\r\n\r\n")[2]
+
+
+@contextlib.contextmanager
+def uvicorn_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """uvicorn's records in ``caplog`` too: its loggers do not propagate to the
+    root, and a server's start replaces their handlers (so enter this after)."""
+    uvicorn_log = logging.getLogger("uvicorn")
+    uvicorn_log.addHandler(caplog.handler)
+    try:
+        yield
+    finally:
+        uvicorn_log.removeHandler(caplog.handler)

@@ -5,14 +5,12 @@ serving, and applies nothing."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from .live import live_server, open_room_socket
+from .live import live_server, open_room_socket, uvicorn_logs
 
 
 def _server_frames(data: bytes) -> list[tuple[int, bytes]]:
@@ -26,18 +24,6 @@ def _server_frames(data: bytes) -> list[tuple[int, bytes]]:
         frames.append((opcode, data[at:at + length]))
         at += length
     return frames
-
-
-@contextlib.contextmanager
-def uvicorn_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    """uvicorn's records in ``caplog`` too: its loggers do not propagate to the
-    root, and a server's start replaces their handlers (so enter this after)."""
-    uvicorn_log = logging.getLogger("uvicorn")
-    uvicorn_log.addHandler(caplog.handler)
-    try:
-        yield
-    finally:
-        uvicorn_log.removeHandler(caplog.handler)
 
 
 def _errors(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -82,4 +68,28 @@ async def test_a_text_frame_of_invalid_utf8_fails_the_socket_without_a_traceback
     welcome, *after = _server_frames(frames)
     assert b'"welcome"' in welcome[1]
     assert [(opcode, int.from_bytes(payload[:2], "big")) for opcode, payload in after] == ending
+    assert _errors(caplog) == []
+
+
+async def test_a_peer_that_never_answers_pings_is_dropped_without_a_traceback(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The keepalive ping times out while the server is sending the peer its
+    room's events: the protocol closes the socket itself (1011), and the next
+    send used to fail with an ERROR traceback (a RuntimeError from uvicorn)."""
+    async with live_server(ping_interval=0.2, ping_timeout=0.3) as (port, room, _):
+        with uvicorn_logs(caplog):
+            reader, writer, _ = await open_room_socket(port, room)  # raw: answers no ping
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}/api/v1") as http:
+                joined = (await http.post(f"/rooms/{room}/racers", json={"name": "ada"})).json()
+                await http.post(f"/rooms/{room}/racers", json={"name": "bo"})
+                ready = f"/rooms/{room}/racers/{joined['racer']['id']}/ready"
+                auth = {"Authorization": f"Bearer {joined['token']}"}
+                async with asyncio.timeout(10):
+                    for i in range(10_000):  # events until the socket is dropped
+                        await http.post(ready, json={"ready": i % 2 == 0}, headers=auth)
+                        chunk = await reader.read(65536)
+                        if not chunk:
+                            break
+            writer.close()
+            await asyncio.sleep(0.2)
     assert _errors(caplog) == []

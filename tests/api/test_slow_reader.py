@@ -13,11 +13,16 @@ import pytest
 from .live import live_server, open_room_socket
 
 
+# the send queue overflows (4000); or, with a queue that never does, the
+# peer's own oversize message asks for a close (1009) while the server's
+# sender waits on the peer
+@pytest.mark.parametrize(("send_queue", "oversize"), [(4, False), (10_000, True)])
 @pytest.mark.parametrize("ws_impl", ["auto", "wsproto"])
-async def test_a_peer_that_stops_reading_is_cut_off(ws_impl: str) -> None:
+async def test_a_peer_that_stops_reading_is_cut_off(ws_impl: str, send_queue: int,
+                                                     oversize: bool) -> None:
     if ws_impl == "wsproto":
         pytest.importorskip("wsproto")
-    async with live_server(ws_impl=ws_impl, send_queue=4) as (port, room, server):
+    async with live_server(ws_impl=ws_impl, send_queue=send_queue) as (port, room, server):
         reader, writer, _ = await open_room_socket(port, room, rcvbuf=2048)
         writer.transport.pause_reading()  # the peer reads nothing more
         (slow,) = [c for c in server.server_state.connections  # the one open WebSocket
@@ -41,7 +46,12 @@ async def test_a_peer_that_stops_reading_is_cut_off(ws_impl: str) -> None:
                     break
                 answer = await http.post(ready, json={"ready": i % 2 == 0}, headers=auth)
                 assert answer.status_code == 200, answer.text
-            async with asyncio.timeout(5):  # closed, then cut off after the close timeout
+            if oversize:
+                assert slow in server.server_state.connections
+                text = b"x" * 20_000  # above LUCIE_MAX_MESSAGE; masked with a zero key
+                writer.write(bytes([0x81, 0xFE]) + len(text).to_bytes(2, "big")
+                             + bytes(4) + text)
+            async with asyncio.timeout(8):  # closed, then cut off after the close timeout
                 while slow in server.server_state.connections:
                     await asyncio.sleep(0.05)
         writer.close()
