@@ -286,27 +286,26 @@ class RedisStore(Store):
                 await self._redis.zadd(self._index, {room_id: "+inf"}, nx=True)
         return rev, self._stored(events, first)
 
-    async def room_ids(self) -> list[str]:
+    async def _live_members(self, key: str, *, latest_first: bool = False) -> list[str]:
+        """Members of the sorted set ``key`` whose score (a deadline, Unix ms)
+        has not passed; the passed ones are dropped."""
         now = await self.now_ms()
         with _unavailable():
             pipe = self._redis.pipeline(transaction=False)
-            pipe.zremrangebyscore(self._index, "-inf", now)
-            pipe.zrange(self._index, 0, -1)
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zrange(key, 0, -1, desc=latest_first)
             _, ids = await pipe.execute()
         return [i.decode() for i in ids]
+
+    async def room_ids(self) -> list[str]:
+        return await self._live_members(self._index)
 
     async def add_to_lobby(self, room_id: str, until_ms: int) -> None:
         with _unavailable():
             await self._redis.zadd(self._lobby, {room_id: until_ms})
 
     async def lobby_room_ids(self) -> list[str]:
-        now = await self.now_ms()
-        with _unavailable():
-            pipe = self._redis.pipeline(transaction=False)
-            pipe.zremrangebyscore(self._lobby, "-inf", now)
-            pipe.zrevrange(self._lobby, 0, -1)
-            _, ids = await pipe.execute()
-        return [i.decode() for i in ids]
+        return await self._live_members(self._lobby, latest_first=True)
 
     async def remove_from_lobby(self, room_ids: Sequence[str]) -> None:
         if room_ids:
