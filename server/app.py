@@ -31,15 +31,15 @@ from server.api.ratelimit import BucketMap
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
-from server.gcpolicy import run_gc_policy
-from server.http_protocol import UpgradeHttpToolsProtocol
-from server.limits import ensure_open_files
 from server.race.authority import RaceAuthority, RaceConfig
-from server.redact import install as install_redaction
-from server.settings import Settings
+from server.runtime.gcpolicy import run_gc_policy
+from server.runtime.http_protocol import UpgradeHttpToolsProtocol
+from server.runtime.limits import ensure_open_files
+from server.runtime.redact import install as install_redaction
+from server.runtime.settings import Settings
+from server.runtime.ws_protocol import ws_protocol_class
 from server.store import open_store
 from server.store.base import StoreError
-from server.ws_protocol import ws_protocol_class
 
 __all__ = ["create_app", "main"]
 

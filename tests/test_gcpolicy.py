@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from server.gcpolicy import run_gc_policy
+from server.runtime.gcpolicy import run_gc_policy
 
 
 class _Cycle:

@@ -1,8 +1,8 @@
 """Wire models of the head-to-head API: comparisons, replay checks, ghost rooms,
 daily deal and leaderboards (docs/protocol.md, "Head to head").
 
-Requests refuse unknown fields; answers mirror :mod:`server.race.compare`,
-:mod:`server.race.replay_file` and :mod:`server.race.leaderboard`.
+Requests refuse unknown fields; answers mirror :mod:`server.records.compare`,
+:mod:`server.records.replay_file` and :mod:`server.records.leaderboard`.
 """
 
 from __future__ import annotations

@@ -20,13 +20,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from server.race.authority import RaceAuthority, RoomOptions
-from server.race.daily import daily_deal, parse_date, utc_date
 from server.race.errors import RequestInvalid
 from server.race.ghost_room import GhostRooms
-from server.race.head_to_head import RacerRef, Source, check_replay, compare_sources, racer_record
-from server.race.leaderboard import MAX_LIMIT, leaderboard, race_over_hook
+from server.records.head_to_head import (
+    RacerRef,
+    Source,
+    check_replay,
+    compare_sources,
+    racer_record,
+)
+from server.records.leaderboard import MAX_LIMIT, leaderboard, race_over_hook
+from server.records.leaderboard_store import LeaderboardStore, open_leaderboard_store
 from server.rules import RulesError, get_variant
-from server.store.leaderboard_base import LeaderboardStore, open_leaderboard_store
+from server.rules.daily import daily_deal, parse_date, utc_date
 
 from .errors import RateLimited, RequestTooLarge
 from .h2h_models import (

@@ -26,7 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from server.race.authority import RaceAuthority
 from server.race.errors import RaceError, RoomNotFound
 from server.race.views import RoomView
-from server.settings import Settings
+from server.runtime.settings import Settings
 from server.store.base import EventsTooOld, StoreError, VersionConflict, json_bytes
 
 from .errors import RETRY_AFTER_MS, validation_details

@@ -9,7 +9,7 @@ starts a driver task in this process. The driver:
    ready (so "everyone ready" starts the countdown as usual; the host may
    also start);
 2. from the race start, submits each recorded move through the authority
-   when the race clock reaches its recorded time (:func:`~server.race.ghost.run_ghost`),
+   when the race clock reaches its recorded time (:func:`~server.records.ghost.run_ghost`),
    so the ghost's progress events, reach time and ranking are a racer's —
    within the clock's resolution of the recording;
 3. resigns at the recorded time when the recorded game was resigned; a

@@ -12,12 +12,12 @@ from server.rules import (
     RuleSet,
     new_game,
 )
+from server.rules.daily import daily_deal, utc_date
 from server.store.base import VersionConflict
 
 from . import errors as err
 from .assist import draw_winnable_deal
 from .core import AuthorityCore, RoomOptions
-from .daily import daily_deal, utc_date
 from .ids import (
     check_name,
     new_code,

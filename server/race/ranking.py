@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .record import ranking_key
+from server.rules.ranking import ranking_key
+
 from .views import RacerView, Standing
 
 __all__ = ["points", "rank_key", "standings"]

@@ -60,6 +60,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from server.errors import EventsTooOld, StoreError, StoreUnavailable, VersionConflict
+
 __all__ = [
     "Event",
     "EventsTooOld",
@@ -86,30 +88,6 @@ class Versioned(NamedTuple):
 
     data: Record
     rev: int
-
-
-class StoreError(Exception):
-    """Base class of store errors; ``code`` is the wire error code."""
-
-    code = "store/error"
-
-
-class VersionConflict(StoreError):
-    """Compare-and-set failed: the stored ``rev`` is not the expected one."""
-
-    code = "store/conflict"
-
-
-class EventsTooOld(StoreError):
-    """Events after the asked sequence number were trimmed from the log."""
-
-    code = "events/too_old"
-
-
-class StoreUnavailable(StoreError):
-    """The backend cannot reach its storage (Redis down, timeout)."""
-
-    code = "store/unavailable"
 
 
 _BIG_INT = re.compile(rb"[:\[,]\s*-?[0-9]{20}")

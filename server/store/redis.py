@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -42,6 +40,8 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError
+
+from server.runtime.redis_url import int_option, own_options, split_url
 
 from . import redis_scripts as lua
 from .base import (
@@ -58,7 +58,7 @@ from .base import (
 from .redis_batch import Batcher
 from .redis_fanout import Follower
 
-__all__ = ["RedisStore", "split_url"]
+__all__ = ["RedisStore"]
 
 _CODE_TTL_MS = 24 * 3_600_000
 """A claimed short code vanishes after this unless its room's expiry is set."""
@@ -86,33 +86,6 @@ def _unavailable() -> Iterator[None]:
 def _split(raw: bytes) -> tuple[int, bytes]:
     rev, _, data = raw.partition(b"\n")
     return int(rev), data
-
-
-def split_url(url: str) -> tuple[str, str, int]:
-    """``(redis-py URL, key prefix, event retention)`` of a store URL: our own
-    query options (``prefix``, ``retention``, ``batch``) taken out (module
-    docstring).
-
-    :raises ValueError: a malformed ``retention``.
-    """
-    bare, options = _own_options(url)
-    prefix = options.get("prefix") or os.environ.get("LUCIE_REDIS_PREFIX") or "lucie:"
-    return bare, prefix, _int_option(options, "retention", 1000)
-
-
-def _own_options(url: str) -> tuple[str, dict[str, str]]:
-    parts = urlsplit(url)
-    options = dict(parse_qsl(parts.query))
-    own = {k: options.pop(k) for k in ("prefix", "retention", "batch") if k in options}
-    return urlunsplit(parts._replace(query=urlencode(options))), own
-
-
-def _int_option(options: dict[str, str], name: str, default: int) -> int:
-    raw = options.get(name)
-    try:
-        return int(raw) if raw else default
-    except ValueError:
-        raise ValueError(f"redis://…?{name}= takes a number") from None
 
 
 class RedisStore(Store):
@@ -155,7 +128,7 @@ class RedisStore(Store):
         :raises ValueError: a malformed ``retention``.
         """
         bare, url_prefix, url_retention = split_url(url)
-        batch = _int_option(_own_options(url)[1], "batch", 512)
+        batch = int_option(own_options(url)[1], "batch", 512)
         prefix = url_prefix if prefix is None else prefix
         event_retention = url_retention if event_retention is None else event_retention
         common: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 2.0,

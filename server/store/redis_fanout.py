@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .base import StoreUnavailable
+from server.errors import StoreUnavailable
 
 __all__ = ["Follower", "Subscription"]
 

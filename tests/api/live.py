@@ -16,7 +16,7 @@ import pytest
 import uvicorn
 
 from server.app import uvicorn_config
-from server.settings import Settings
+from server.runtime.settings import Settings
 
 
 class Live(NamedTuple):

@@ -12,7 +12,7 @@ import redis
 from starlette.testclient import TestClient
 
 from server.app import create_app
-from server.settings import Settings
+from server.runtime.settings import Settings
 from server.store.base import decode_record, encode_record
 
 BIG = 10**20 - 1

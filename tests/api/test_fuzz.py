@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from server.app import create_app
-from server.settings import Settings
+from server.runtime.settings import Settings
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)

@@ -17,9 +17,9 @@ from server.api.h2h_routes import attach_head_to_head, h2h_routes
 from server.api.ratelimit import BucketMap
 from server.api.rest import routes
 from server.race.authority import RaceAuthority
-from server.race.daily import daily_deal
-from server.race.replay_file import export_replay
-from server.settings import Settings
+from server.records.replay_file import export_replay
+from server.rules.daily import daily_deal
+from server.runtime.settings import Settings
 from server.store.memory import MemoryStore
 from tests.race.games import record
 

@@ -1,7 +1,7 @@
 """A WebSocket upgrade pipelined behind a plain request: the socket belongs to
 the WebSocket from then on, and the HTTP keep-alive timeout (armed when the
 plain request's response completes) no longer cuts it off
-(``server.http_protocol``)."""
+(``server.runtime.http_protocol``)."""
 
 from __future__ import annotations
 

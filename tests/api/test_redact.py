@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from server.redact import RedactSecrets, redact
+from server.runtime.redact import RedactSecrets, redact
 
 
 def test_redact_headers_and_json_fields() -> None:

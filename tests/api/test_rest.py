@@ -8,7 +8,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from server.app import create_app
-from server.settings import Settings
+from server.runtime.settings import Settings
 
 
 @pytest.fixture

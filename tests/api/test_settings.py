@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.settings import Settings
+from server.runtime.settings import Settings
 
 
 def test_defaults_without_configuration() -> None:

@@ -1,6 +1,6 @@
 """A peer that stops reading is closed (4000, docs/protocol.md) and cut off,
 not left open until the ping timeout: its close used to wait, like any send,
-for the peer to read (``server.ws_protocol``)."""
+for the peer to read (``server.runtime.ws_protocol``)."""
 
 from __future__ import annotations
 

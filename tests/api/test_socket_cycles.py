@@ -1,6 +1,6 @@
 """A closed room socket is freed by reference counting, not left to the
 collector: the server freezes survivors every second and runs a full
-collection only every ten minutes (``server.gcpolicy``), so every closed
+collection only every ten minutes (``server.runtime.gcpolicy``), so every closed
 socket caught in a reference cycle stayed in memory until then, and made that
 collection seconds long under load (issue 8)."""
 
@@ -23,7 +23,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from server.api.hub import Listener, RoomFeed
 from server.api.ws import _Connection
 from server.app import create_app
-from server.settings import Settings
+from server.runtime.settings import Settings
 
 from .live import live_server, open_room_socket
 
@@ -89,7 +89,7 @@ async def _closes_seen() -> None:
 
 async def test_upgraded_http_protocols_leave_no_cycles(no_collector: None) -> None:
     """The HTTP protocol object of an upgraded socket goes with the socket
-    (``server.http_protocol``)."""
+    (``server.runtime.http_protocol``)."""
     async with live_server() as (port, room, _):
         for _ in range(3):
             async with websockets.connect(f"ws://127.0.0.1:{port}/api/v1/rooms/{room}/ws") as ws:
@@ -124,7 +124,7 @@ def _parser_owner(ws_impl: str) -> type:
 async def test_ended_websockets_leave_no_parser_cycles(ws_impl: str, ending: str,
                                                         no_collector: None) -> None:
     """The WebSocket library's frame parser and its protocol go with the
-    socket, however the client ends it (``server.ws_protocol``): before, a
+    socket, however the client ends it (``server.runtime.ws_protocol``): before, a
     client resetting sockets in a loop grew the server by ~3.8 KB each."""
     owner = _parser_owner(ws_impl)
     async with live_server(ws_impl=ws_impl) as (port, room, _):

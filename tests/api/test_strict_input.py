@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from server.app import create_app
-from server.settings import Settings
+from server.runtime.settings import Settings
 
 JSON = {"content-type": "application/json"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from client_cli.cli import build_parser
 from client_cli.compare_cmd import comparison_rows, fmt_time, lead_changes, timeline_chart
 from client_cli.leaderboard_cmd import leaderboard_rows
-from server.race.compare import compare
+from server.records.compare import compare
 from tests.race.games import record
 
 ADA = [("8f", 1000), ("15f", 3000), ("2-3", 4000), ("r", 6000)]

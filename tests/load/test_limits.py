@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.limits import ensure_open_files
+from server.runtime.limits import ensure_open_files
 
 
 @pytest.fixture

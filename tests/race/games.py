@@ -6,7 +6,7 @@ fan 2 ``QC 8C 2S``, fan 3 ``KC 6C 3S``, fan 17 ``TD 9S TH``, fan 18 ``JH``.
 
 from __future__ import annotations
 
-from server.race.record import GameRecord, TimedMove
+from server.records.record import GameRecord, TimedMove
 from server.rules import get_variant, parse_move
 
 __all__ = ["KEY", "RULES", "record"]

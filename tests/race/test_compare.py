@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.race.compare import CompareError, LeadSegment, compare
+from server.records.compare import CompareError, LeadSegment, compare
 from server.rules import get_variant
 
 from .games import record

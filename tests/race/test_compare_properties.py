@@ -7,8 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.race.compare import compare
-from server.race.record import GameRecord, TimedMove
+from server.records.compare import compare
+from server.records.record import GameRecord, TimedMove
 from server.rules import get_variant, new_game
 
 RULES = get_variant("belle-lucie")

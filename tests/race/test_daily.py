@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from server.race.daily import DAILY_DEALS, daily_deal, parse_date, utc_date
 from server.rules import UnknownVariantError
+from server.rules.daily import DAILY_DEALS, daily_deal, parse_date, utc_date
 
 
 def test_stable_for_a_date_and_follows_the_spec() -> None:

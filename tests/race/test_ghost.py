@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from server.race.ghost import Ghost, GhostProgress, run_ghost
+from server.records.ghost import Ghost, GhostProgress, run_ghost
 
 from .games import record
 

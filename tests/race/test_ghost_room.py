@@ -9,7 +9,7 @@ import pytest
 
 from server.race import RaceAuthority, RoomOptions
 from server.race.ghost_room import GhostRooms, TooManyGhosts, ghost_name
-from server.race.head_to_head import RacerRef, compare_sources
+from server.records.head_to_head import RacerRef, compare_sources
 from server.store.memory import MemoryStore
 
 from .games import KEY, record

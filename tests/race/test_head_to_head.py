@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from server.race import RaceAuthority, RoomOptions
-from server.race.daily import daily_deal, utc_date
 from server.race.errors import RacerNotFound
-from server.race.head_to_head import (
+from server.records.head_to_head import (
     CompareDifferentDeal,
     RacerRef,
     ReplayForgedError,
@@ -19,10 +18,11 @@ from server.race.head_to_head import (
     check_replay,
     compare_sources,
 )
-from server.race.leaderboard import leaderboard, race_over_hook
-from server.race.replay_file import export_replay
+from server.records.leaderboard import leaderboard, race_over_hook
+from server.records.leaderboard_memory import MemoryLeaderboardStore
+from server.records.replay_file import export_replay
+from server.rules.daily import daily_deal, utc_date
 from server.store.base import StoreUnavailable
-from server.store.leaderboard_memory import MemoryLeaderboardStore
 from server.store.memory import MemoryStore
 
 from .games import record

@@ -6,8 +6,7 @@ from datetime import date
 
 import pytest
 
-from server.race.daily import daily_deal
-from server.race.leaderboard import (
+from server.records.leaderboard import (
     LeaderboardResult,
     all_time_board,
     counts_for_boards,
@@ -15,8 +14,9 @@ from server.race.leaderboard import (
     leaderboard,
     record_result,
 )
+from server.records.leaderboard_memory import MemoryLeaderboardStore
 from server.rules import get_variant
-from server.store.leaderboard_memory import MemoryLeaderboardStore
+from server.rules.daily import daily_deal
 
 DAY = date(2026, 11, 30)
 RULES = get_variant("belle-lucie")

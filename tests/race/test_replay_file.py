@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from server.race.replay_file import (
+from server.records.replay_file import (
     FORMAT,
     ReplayForged,
     ReplayInvalid,

@@ -28,7 +28,7 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 
 def drop_prefix(url: str, prefix: str) -> None:
     """Delete every key under ``prefix`` (never anything else)."""
-    from server.store.redis import split_url
+    from server.runtime.redis_url import split_url
 
     bare, _, _ = split_url(url)
     client = redis.Redis.from_url(bare)

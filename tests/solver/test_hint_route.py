@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.testclient import TestClient
 
 from server.app import create_app
-from server.settings import Settings
+from server.runtime.settings import Settings
 
 
 def test_hint_route_and_room_options() -> None:

@@ -1,4 +1,4 @@
-"""Backend-agnostic tests of :class:`server.store.leaderboard_base.LeaderboardStore`.
+"""Backend-agnostic tests of :class:`server.records.leaderboard_store.LeaderboardStore`.
 
 Subclass :class:`LeaderboardContract` with a ``lb`` fixture yielding a fresh
 store; board names are random so tests can share one Redis.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 
-from server.store.leaderboard_base import LeaderboardStore, encode_score
+from server.records.leaderboard_store import LeaderboardStore, encode_score
 
 __all__ = ["LeaderboardContract"]
 

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.store.leaderboard_base import (
+from server.records.leaderboard_memory import MemoryLeaderboardStore
+from server.records.leaderboard_store import (
     MAX_MOVES,
     MAX_REACH_MS,
     decode_score,
     encode_score,
     open_leaderboard_store,
 )
-from server.store.leaderboard_memory import MemoryLeaderboardStore
 
 from .leaderboard_contract import LeaderboardContract
 

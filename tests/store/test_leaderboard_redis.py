@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from server.records.leaderboard_redis import RedisLeaderboardStore
+from server.records.leaderboard_store import encode_score, open_leaderboard_store
 from server.store.base import StoreUnavailable
-from server.store.leaderboard_base import encode_score, open_leaderboard_store
-from server.store.leaderboard_redis import RedisLeaderboardStore
 
 from .leaderboard_contract import LeaderboardContract
 

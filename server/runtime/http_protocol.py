@@ -6,7 +6,7 @@ protocol's ``connection_lost`` — where uvicorn drops its parser — never runs
 the parser (its callbacks are the protocol's bound methods) and the protocol
 keep each other alive, with the flow control, headers and buffers they hold
 (~23 objects per socket). The server freezes survivors every second
-(:mod:`server.gcpolicy`), so every upgraded socket's leftovers waited for the
+(:mod:`server.runtime.gcpolicy`), so every upgraded socket's leftovers waited for the
 full collection: 330 sockets' worth per 30 s per process under the load test,
 the only cyclic garbage left there (issue 8).
 

@@ -8,8 +8,8 @@ moves) and fits a Redis sorted-set score exactly (< 2**53). Equal scores
 keep the one submitted first, and list in submission order (the leaderboard's
 "earlier join").
 
-Backends: :mod:`server.store.leaderboard_memory` (embedded default) and
-:mod:`server.store.leaderboard_redis` (sorted sets), chosen by URL with
+Backends: :mod:`server.records.leaderboard_memory` (embedded default) and
+:mod:`server.records.leaderboard_redis` (sorted sets), chosen by URL with
 :func:`open_leaderboard_store` like the room store.
 """
 
@@ -102,7 +102,7 @@ class LeaderboardStore(ABC):
 def open_leaderboard_store(url: str | None, *, prefix: str | None = None) -> LeaderboardStore:
     """The leaderboard store for ``url``: ``None``/``""``/``memory://`` → memory,
     ``redis://…`` / ``rediss://…`` / ``unix://…`` → Redis (keys start with ``prefix``;
-    default: the room store's, see :func:`server.store.redis.split_url`).
+    default: the room store's, see :func:`server.runtime.redis_url.split_url`).
 
     :raises ValueError: unknown scheme.
     """
@@ -112,10 +112,10 @@ def open_leaderboard_store(url: str | None, *, prefix: str | None = None) -> Lea
 
         return MemoryLeaderboardStore()
     if scheme in ("redis", "rediss", "unix"):
-        from .redis import split_url
+        from server.runtime.redis_url import split_url
 
         bare, url_prefix, _ = split_url(str(url))
-        module = importlib.import_module("server.store.leaderboard_redis")
+        module = importlib.import_module("server.records.leaderboard_redis")
         store: LeaderboardStore = module.RedisLeaderboardStore.from_url(
             bare, prefix=url_prefix if prefix is None else prefix)
         return store

@@ -1,7 +1,7 @@
 """Head-to-head over live rooms: racers' games as records, comparisons, checked replays.
 
 The glue between the race authority's stored rooms and the pure
-:mod:`server.race.compare` / :mod:`server.race.replay_file`: a game is named
+:mod:`server.records.compare` / :mod:`server.records.replay_file`: a game is named
 by a :class:`RacerRef` (room id or code + racer id or name) or given as an
 imported replay document. Refusals are :class:`~server.race.errors.RaceError`\\ s
 with the codes ``replay/invalid`` (400), ``replay/forged`` (422) and

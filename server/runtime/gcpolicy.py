@@ -18,8 +18,8 @@ collection at all; a burst of allocations still does.
 Every ``full_s`` seconds (10 min) unfreeze and run one full collection, so
 reference cycles that died after a freeze are reclaimed. The server leaves
 (almost) none: closed sockets and room feeds break their cycles
-(:mod:`server.api.ws`, :mod:`server.api.hub`, :mod:`server.http_protocol`,
-:mod:`server.ws_protocol`),
+(:mod:`server.api.ws`, :mod:`server.api.hub`, :mod:`server.runtime.http_protocol`,
+:mod:`server.runtime.ws_protocol`),
 which is what makes this work. Measured on the two-process Redis load:
 
 - collector time per server: ~175 ms per second with a 10 s freeze and

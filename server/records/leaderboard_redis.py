@@ -24,8 +24,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .base import StoreUnavailable
-from .leaderboard_base import MAX_ENTRIES, BoardEntry, LeaderboardStore
+from server.errors import StoreUnavailable
+
+from .leaderboard_store import MAX_ENTRIES, BoardEntry, LeaderboardStore
 
 __all__ = ["RedisLeaderboardStore"]
 

@@ -9,7 +9,7 @@ which uvicorn never does (``eof_received`` and ``connection_lost`` leave the
 parser as it is). So every closed socket — a clean close, a FIN, a reset —
 left the parser, its protocol, the handshake request and headers in a cycle
 (~14 objects). The server freezes survivors every second
-(:mod:`server.gcpolicy`), so they waited for the full collection every ten
+(:mod:`server.runtime.gcpolicy`), so they waited for the full collection every ten
 minutes: a client resetting sockets in a loop grew a server by ~3.8 KB per
 socket, 126 MB after 20,000 (issue 8).
 

@@ -1,6 +1,6 @@
 """Head-to-head comparison of two games on the same deal and rule set.
 
-:func:`compare` takes two :class:`~server.race.record.GameRecord`\\ s — two
+:func:`compare` takes two :class:`~server.records.record.GameRecord`\\ s — two
 racers of one room, or of two rooms with the same deal number and rule set,
 finished or still running — and gives a :class:`Comparison`:
 
@@ -31,8 +31,9 @@ from itertools import pairwise
 from typing import Any, Final, Literal
 
 from server.rules import deal, new_game
+from server.rules.ranking import ranking_key
 
-from .record import GameRecord, Step, ranking_key, timeline
+from .record import GameRecord, Step, timeline
 
 __all__ = [
     "CompareError",

@@ -16,7 +16,7 @@ import hashlib
 from datetime import UTC, date, datetime
 from typing import Final
 
-from server.rules import get_variant
+from .variants import get_variant
 
 __all__ = ["DAILY_DEALS", "DOMAIN", "daily_deal", "parse_date", "utc_date"]
 

@@ -1,6 +1,6 @@
 """Ghost racers: a recorded game raced again on the race clock, exactly as it was played.
 
-A :class:`Ghost` turns a :class:`~server.race.record.GameRecord` into its
+A :class:`Ghost` turns a :class:`~server.records.record.GameRecord` into its
 **progress schedule**: one :class:`GhostProgress` per logged move, stamped
 with the move's recorded race-clock time, then a final one. The ghost's
 state at any race-clock time is a pure function of that time

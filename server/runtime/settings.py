@@ -24,7 +24,7 @@ variable                    default   meaning
 ``LUCIE_PING_TIMEOUT``      20        seconds to wait for a pong before closing
 ``LUCIE_WS_COMPRESSION``    0         1: offer permessage-deflate (costs CPU per message)
 ``LUCIE_WS_IMPL``           auto      uvicorn WebSocket implementation (auto, websockets,
-                                      websockets-sansio, wsproto; server.ws_protocol)
+                                      websockets-sansio, wsproto; server.runtime.ws_protocol)
 ``LUCIE_TICK_MS``           250       room timer sweep period, ms
 ``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
 ``LUCIE_WAITING_TTL_S``     21600     rooms that never start vanish after this

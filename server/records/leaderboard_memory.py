@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .leaderboard_base import MAX_ENTRIES, BoardEntry, LeaderboardStore
+from .leaderboard_store import MAX_ENTRIES, BoardEntry, LeaderboardStore
 
 __all__ = ["MemoryLeaderboardStore"]
 

@@ -1,14 +1,14 @@
 """A recorded game: rule set, deal, redeal key and the move log with race-clock times.
 
-A :class:`GameRecord` is what comparison (:mod:`server.race.compare`), ghost
-races (:mod:`server.race.ghost`) and replay files (:mod:`server.race.replay_file`)
+A :class:`GameRecord` is what comparison (:mod:`server.records.compare`), ghost
+races (:mod:`server.records.ghost`) and replay files (:mod:`server.records.replay_file`)
 work on. :func:`timeline` replays it through the rules engine and gives one
 :class:`Step` per logged move: the foundation count, layout and reach time
 after that move, on the race clock.
 
 Reach time (rules.md, "Race ranking"): the race-clock time of the move that
 last changed the foundation count to its current value; ``None`` while no
-move has changed it (ranks like 0 ms). :func:`ranking_key` orders results by
+move has changed it (ranks like 0 ms). :func:`server.rules.ranking.ranking_key` orders results by
 the four ranking rules.
 """
 
@@ -21,10 +21,8 @@ from server.rules import Game, IllegalMoveError, Move, RuleSet, new_game
 __all__ = [
     "GameRecord",
     "IllegalLogMove",
-    "RankingKey",
     "Step",
     "TimedMove",
-    "ranking_key",
     "timeline",
 ]
 
@@ -123,22 +121,3 @@ def timeline(record: GameRecord) -> tuple[Game, list[Step]]:
         steps.append(Step(i, str(timed.move), timed.race_clock_ms, pos.foundation_cards, delta,
                           pos.redeals_used + 1, pos.redeals_used, pos.merci_used, reach))
     return game, steps
-
-
-RankingKey = tuple[int, int, int, int]
-
-
-def ranking_key(
-    foundation_cards: int,
-    reach_time_ms: int | None,
-    moves: int,
-    join_order: int | None = None,
-) -> RankingKey:
-    """Sort key of a result by rules.md "Race ranking": smaller is better.
-
-    More foundation cards, then earlier reach time (``None`` counts as 0),
-    then fewer moves, then earlier join (``None`` ties with everyone).
-    """
-    return (-foundation_cards, reach_time_ms or 0, moves, join_order if join_order is not None
-            else 0)
-

@@ -3,7 +3,7 @@
 Boards (names inside the leaderboard store):
 
 - ``daily:<variant>:<YYYY-MM-DD>`` — results on that date's daily deal
-  (:mod:`server.race.daily`); one entry per player name, their best;
+  (:mod:`server.rules.daily`); one entry per player name, their best;
 - ``all:<variant>`` — every deal; one entry per player name + deal number,
   the best on that deal.
 
@@ -11,7 +11,7 @@ Only results of the plain variant count: a room whose rule set overrides
 ``redeals``, ``merci`` or ``undo`` feeds no board (its results would not be
 comparable). Order: rules.md "Race ranking" — more foundation cards,
 earlier reach time, fewer moves, then who got the result first (the
-leaderboard's "earlier join"); see :func:`~server.store.leaderboard_base.encode_score`.
+leaderboard's "earlier join"); see :func:`~server.records.leaderboard_store.encode_score`.
 """
 
 from __future__ import annotations
@@ -21,19 +21,19 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
+from server.errors import StoreError
 from server.rules import RuleSet, get_variant
-from server.store.base import StoreError
-from server.store.leaderboard_base import LeaderboardStore, encode_score
+from server.rules.daily import daily_deal, utc_date
 
-from .daily import daily_deal, utc_date
-from .state import RoomRecord
-from .views import RacerView
+from .leaderboard_store import LeaderboardStore, encode_score
 
 __all__ = [
     "MAX_LIMIT",
     "BoardKind",
+    "FinalResult",
+    "FinishedRace",
     "LeaderboardResult",
     "LeaderboardRow",
     "all_time_board",
@@ -51,6 +51,42 @@ MAX_LIMIT: Final = 100
 MAX_NAME: Final = 64
 _FED_STATUSES: Final = frozenset({"won", "stuck", "resigned", "timed_out"})
 log = logging.getLogger(__name__)
+
+
+class FinishedRace(Protocol):
+    """What the boards read of a finished room (the authority's room record)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def rules(self) -> dict[str, Any]: ...
+    @property
+    def deal_number(self) -> int: ...
+    @property
+    def ranked(self) -> bool: ...
+    @property
+    def created_ms(self) -> int: ...
+    @property
+    def ended_ms(self) -> int | None: ...
+
+
+class FinalResult(Protocol):
+    """What the boards read of one racer's result (the authority's racer view)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def final(self) -> bool: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def foundation_cards(self) -> int: ...
+    @property
+    def reach_time_ms(self) -> int | None: ...
+    @property
+    def moves(self) -> int: ...
 
 
 def daily_board(variant: str, day: date) -> str:
@@ -170,7 +206,7 @@ async def leaderboard(
 
 
 async def feed_race(
-    store: LeaderboardStore, room: RoomRecord, racers: Sequence[RacerView]
+    store: LeaderboardStore, room: FinishedRace, racers: Sequence[FinalResult]
 ) -> int:
     """Offer every final result of a finished race to the boards; returns how many
     were kept on some board.
@@ -203,11 +239,11 @@ async def feed_race(
 
 def race_over_hook(
     store: LeaderboardStore,
-) -> Callable[[RoomRecord, list[RacerView]], Awaitable[None]]:
+) -> Callable[[FinishedRace, Sequence[FinalResult]], Awaitable[None]]:
     """A race-over hook for the authority (``authority.race_over_hooks``) that feeds
     the boards; a store failure is logged, never raised into the race."""
 
-    async def hook(room: RoomRecord, racers: list[RacerView]) -> None:
+    async def hook(room: FinishedRace, racers: Sequence[FinalResult]) -> None:
         try:
             await feed_race(store, room, racers)
         except StoreError:

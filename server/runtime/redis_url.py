@@ -1,0 +1,42 @@
+"""Store URLs: ``redis://[:password@]host:port/db?prefix=lucie:&retention=1000&batch=512``.
+
+Our own query options (``prefix``, ``retention``, ``batch``) are taken out of
+the URL; the rest is redis-py's (``socket_timeout`` …). ``prefix`` defaults to
+``LUCIE_REDIS_PREFIX``, else ``lucie:``. Used by the live store
+(:mod:`server.store.redis`) and the leaderboard store
+(:mod:`server.records.leaderboard_redis`) alike.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = ["int_option", "own_options", "split_url"]
+
+
+def split_url(url: str) -> tuple[str, str, int]:
+    """``(redis-py URL, key prefix, event retention)`` of a store URL: our own
+    query options (``prefix``, ``retention``, ``batch``) taken out (module
+    docstring).
+
+    :raises ValueError: a malformed ``retention``.
+    """
+    bare, options = own_options(url)
+    prefix = options.get("prefix") or os.environ.get("LUCIE_REDIS_PREFIX") or "lucie:"
+    return bare, prefix, int_option(options, "retention", 1000)
+
+
+def own_options(url: str) -> tuple[str, dict[str, str]]:
+    parts = urlsplit(url)
+    options = dict(parse_qsl(parts.query))
+    own = {k: options.pop(k) for k in ("prefix", "retention", "batch") if k in options}
+    return urlunsplit(parts._replace(query=urlencode(options))), own
+
+
+def int_option(options: dict[str, str], name: str, default: int) -> int:
+    raw = options.get(name)
+    try:
+        return int(raw) if raw else default
+    except ValueError:
+        raise ValueError(f"redis://…?{name}= takes a number") from None
