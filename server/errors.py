@@ -6,7 +6,9 @@ authority, the records and the transport can all raise and catch these.
 
 from __future__ import annotations
 
-__all__ = ["EventsTooOld", "StoreError", "StoreUnavailable", "VersionConflict"]
+from typing import Any, ClassVar
+
+__all__ = ["EventsTooOld", "RaceError", "StoreError", "StoreUnavailable", "VersionConflict"]
 
 
 class StoreError(Exception):
@@ -31,3 +33,22 @@ class StoreUnavailable(StoreError):
     """The backend cannot reach its storage (Redis down, timeout)."""
 
     code = "store/unavailable"
+
+
+class RaceError(Exception):
+    """A refused request: ``code``, ``status``, ``message``, ``details``."""
+
+    code: ClassVar[str] = "race/error"
+    status: ClassVar[int] = 400
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"code", "message", "details"?}`` as sent on the wire."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            out["details"] = self.details
+        return out

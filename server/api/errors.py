@@ -14,8 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
-from server.race.errors import RaceError
-from server.store.base import StoreError, StoreUnavailable, VersionConflict
+from server.errors import RaceError, StoreError, StoreUnavailable, VersionConflict
 
 __all__ = [
     "RETRY_AFTER_MS",

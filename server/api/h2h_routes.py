@@ -22,6 +22,7 @@ from starlette.routing import Route
 from server.race.authority import RaceAuthority, RoomOptions
 from server.race.errors import RequestInvalid
 from server.race.ghost_room import GhostRooms
+from server.records.ghost import plan_ghost
 from server.records.head_to_head import (
     RacerRef,
     Source,
@@ -31,6 +32,7 @@ from server.records.head_to_head import (
 )
 from server.records.leaderboard import MAX_LIMIT, leaderboard, race_over_hook
 from server.records.leaderboard_store import LeaderboardStore, open_leaderboard_store
+from server.records.record import GameRecord
 from server.rules import RulesError, get_variant
 from server.rules.daily import daily_deal, parse_date, utc_date
 
@@ -60,7 +62,7 @@ async def attach_head_to_head(state: Any, authority: RaceAuthority,
     """Set ``state.leaderboards`` and ``state.ghosts``, feed the boards at each race end;
     returns the coroutine function that releases them (call it at shutdown)."""
     boards = open_leaderboard_store(redis_url)
-    ghosts = GhostRooms(authority)
+    ghosts = GhostRooms(authority, plan_ghost)
     authority.race_over_hooks.append(race_over_hook(boards))
     state.leaderboards, state.ghosts = boards, ghosts
 
@@ -94,7 +96,7 @@ def _date(text: str) -> date:
 
 
 async def _today(request: Request) -> date:
-    return utc_date(await _authority(request).store.now_ms())
+    return utc_date(await _authority(request).now_ms())
 
 
 def _source(src: GameSource) -> Source:
@@ -136,7 +138,7 @@ async def create_ghost_room(request: Request, body: GhostRoomBody) -> GhostRoomC
             raise RequestInvalid(f"that room's race is not over yet ({state})",
                                  {"field": "room", "state": state})
         source, _ = await racer_record(_authority(request), source)
-    ghosts: GhostRooms = request.app.state.ghosts
+    ghosts: GhostRooms[GameRecord] = request.app.state.ghosts
     room, host_token, ghost = await ghosts.create(RoomOptions(
         capacity=body.capacity, time_limit_s=body.time_limit_s, visibility=body.visibility,
         countdown_s=body.countdown_s), source)

@@ -1,7 +1,8 @@
 """Per-process fan-out of room events to WebSocket connections.
 
 One :class:`RoomFeed` per room with listeners in this process reads the
-store's event log (:meth:`server.store.base.Store.subscribe`), encodes each
+room's event log through the authority (:class:`EventSource`:
+``RaceAuthority.subscribe`` and ``last_seq``), encodes each
 event once, and hands it to every listener without waiting: a listener whose
 bounded queue is full is told to go (:meth:`Listener.overflow`), so a slow
 client never stalls the others. The feed stops when its last listener leaves.
@@ -12,12 +13,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Callable
-from typing import cast
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, Protocol, cast
 
-from server.store.base import Event, EventsTooOld, Store, StoreUnavailable, json_bytes
+from server.errors import EventsTooOld, StoreUnavailable
+from server.runtime.jsoncodec import json_bytes
 
-__all__ = ["Hub", "Item", "Listener"]
+__all__ = ["EventSource", "Hub", "Item", "Listener"]
+
+Event = dict[str, Any]
+
+
+class EventSource(Protocol):
+    """Where room events come from: the race authority."""
+
+    def subscribe(self, room_id: str, since: int) -> AsyncIterator[Event]:
+        """Every event with ``seq > since``, then live ones.
+
+        :raises EventsTooOld, StoreUnavailable:
+        """
+        ...
+
+    async def last_seq(self, room_id: str) -> int:
+        """The room's last event number (0: none yet)."""
+        ...
 
 log = logging.getLogger("server.api.hub")
 
@@ -101,8 +120,8 @@ class Listener:
 class RoomFeed:
     """The events of one room for this process's listeners."""
 
-    def __init__(self, store: Store, room_id: str, since: int) -> None:
-        self.store = store
+    def __init__(self, source: EventSource, room_id: str, since: int) -> None:
+        self.source = source
         self.room_id = room_id
         self.since = since
         self.listeners: set[Listener] = set()
@@ -112,7 +131,7 @@ class RoomFeed:
         while self.listeners:
             try:
                 subscription = cast(AsyncGenerator[Event, None],
-                                    self.store.subscribe(self.room_id, self.since))
+                                    self.source.subscribe(self.room_id, self.since))
                 async with contextlib.aclosing(subscription) as events:
                     async for event in events:
                         self.since = event["seq"]
@@ -123,7 +142,7 @@ class RoomFeed:
                     listener.push(("gone", 0, ""))
                 return
             except EventsTooOld:
-                self.since = await self.store.last_seq(self.room_id)
+                self.since = await self.source.last_seq(self.room_id)
                 for listener in list(self.listeners):
                     listener.push(("resync", self.since, ""))
             except StoreUnavailable:
@@ -140,18 +159,18 @@ class RoomFeed:
 class Hub:
     """Room feeds of this process, started on the first listener of a room."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, source: EventSource) -> None:
+        self.source = source
         self._feeds: dict[str, RoomFeed] = {}
 
     async def attach(self, room_id: str, listener: Listener) -> None:
         """Deliver every event of the room committed from now on to ``listener``."""
         feed = self._feeds.get(room_id)
         if feed is None or feed.task is None or feed.task.done():
-            since = await self.store.last_seq(room_id)
+            since = await self.source.last_seq(room_id)
             feed = self._feeds.get(room_id)
             if feed is None or feed.task is None or feed.task.done():
-                feed = self._feeds[room_id] = RoomFeed(self.store, room_id, since)
+                feed = self._feeds[room_id] = RoomFeed(self.source, room_id, since)
                 feed.listeners.add(listener)
                 feed.task = asyncio.create_task(feed.run(), name=f"feed:{room_id}")
                 return

@@ -23,11 +23,12 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server.errors import EventsTooOld, StoreError, VersionConflict
 from server.race.authority import RaceAuthority
 from server.race.errors import RaceError, RoomNotFound
 from server.race.views import RoomView
+from server.runtime.jsoncodec import json_bytes
 from server.runtime.settings import Settings
-from server.store.base import EventsTooOld, StoreError, VersionConflict, json_bytes
 
 from .errors import RETRY_AFTER_MS, validation_details
 from .hub import Hub, Listener
@@ -116,7 +117,7 @@ class _Connection:
     async def _catch_up(self, until: int | None) -> None:
         """Send logged events after ``last_seq`` (up to ``until``), or a snapshot."""
         try:
-            events = await self.authority.store.events_since(self.room_id, self.last_seq)
+            events = await self.authority.events_since(self.room_id, self.last_seq)
         except EventsTooOld:
             await self._snapshot()
             return

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -268,6 +268,31 @@ class AuthorityCore:
 
     def _event(self, room: RoomRecord, now: int, type_: str, **data: Any) -> dict[str, Any]:
         return {"type": type_, "race_clock_ms": self._clock(room, now), **data}
+
+    # -- the service clock and room events (the transport's only way to them) -----
+
+    async def now_ms(self) -> int:
+        """The service clock: Unix time in ms, the same in every process."""
+        return await self.store.now_ms()
+
+    async def last_seq(self, room_id: str) -> int:
+        """The room's last event number (0: none yet)."""
+        return await self.store.last_seq(room_id)
+
+    async def events_since(self, room_id: str, since: int) -> list[dict[str, Any]]:
+        """The room's logged events with ``seq > since``, in order.
+
+        :raises EventsTooOld: some were trimmed (send a snapshot instead).
+        """
+        return await self.store.events_since(room_id, since)
+
+    def subscribe(self, room_id: str, since: int) -> AsyncIterator[dict[str, Any]]:
+        """Every room event with ``seq > since``, then live ones, none lost or
+        repeated (the store's log; ``server.api.hub`` feeds the sockets from it).
+
+        :raises EventsTooOld, StoreUnavailable:
+        """
+        return self.store.subscribe(room_id, since)
 
     # -- loading, timers ---------------------------------------------------------
 

@@ -8,7 +8,7 @@ JSON-able ``details``. A refusal never changes state.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from server.errors import RaceError
 
 __all__ = [
     "AuthForbidden",
@@ -31,25 +31,6 @@ __all__ = [
     "RoomOver",
     "SolverBusy",
 ]
-
-
-class RaceError(Exception):
-    """A refused request: ``code``, ``status``, ``message``, ``details``."""
-
-    code: ClassVar[str] = "race/error"
-    status: ClassVar[int] = 400
-
-    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details = details or {}
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"code", "message", "details"?}`` as sent on the wire."""
-        out: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.details:
-            out["details"] = self.details
-        return out
 
 
 def _error(name: str, code: str, status: int, doc: str) -> type[RaceError]:

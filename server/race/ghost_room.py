@@ -9,7 +9,7 @@ starts a driver task in this process. The driver:
    ready (so "everyone ready" starts the countdown as usual; the host may
    also start);
 2. from the race start, submits each recorded move through the authority
-   when the race clock reaches its recorded time (:func:`~server.records.ghost.run_ghost`),
+   when the race clock reaches its recorded time (:func:`run_ghost`),
    so the ghost's progress events, reach time and ranking are a racer's —
    within the clock's resolution of the recording;
 3. resigns at the recorded time when the recorded game was resigned; a
@@ -26,18 +26,70 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Final
+from typing import Final, Generic, Protocol, TypeVar
+
+from server.rules import RuleSet
 
 from .authority import RaceAuthority
 from .core import RoomOptions
 from .errors import RaceError
-from .ghost import Ghost, GhostProgress, run_ghost
-from .record import GameRecord
 from .state import RoomRecord
 from .views import RacerView, RoomView
 
-__all__ = ["GHOST_MARK", "MAX_DRIVERS", "GhostRooms", "TooManyGhosts", "ghost_name"]
+__all__ = [
+    "GHOST_MARK",
+    "MAX_DRIVERS",
+    "GhostRooms",
+    "GhostStep",
+    "RecordedGame",
+    "Schedule",
+    "TooManyGhosts",
+    "ghost_name",
+    "run_ghost",
+]
+
+
+class RecordedGame(Protocol):
+    """What a ghost room takes of a recorded game (``server.records.record.GameRecord``)."""
+
+    @property
+    def rules(self) -> RuleSet: ...
+    @property
+    def deal_number(self) -> int: ...
+    @property
+    def redeal_key(self) -> bytes: ...
+    @property
+    def name(self) -> str: ...
+
+
+class GhostStep(Protocol):
+    """One step of a ghost's schedule (``server.records.ghost.GhostProgress``): the
+    move to submit at race clock ``race_clock_ms`` (ms), or, when ``final``, the end."""
+
+    @property
+    def race_clock_ms(self) -> int: ...
+    @property
+    def move(self) -> str | None: ...
+    @property
+    def moves(self) -> int:
+        """Moves in the log after this step (the move's version)."""
+    @property
+    def final(self) -> bool: ...
+    @property
+    def status(self) -> str: ...
+
+
+class Schedule(Protocol):
+    """A ghost's timeline (``server.records.ghost.Ghost``)."""
+
+    @property
+    def schedule(self) -> Sequence[GhostStep]: ...
+
+
+R = TypeVar("R", bound=RecordedGame)
+"""The record type a :class:`GhostRooms` takes (its planner's)."""
 
 GHOST_MARK: Final = "👻 "
 _NAME_MAX: Final = 24
@@ -64,16 +116,18 @@ class TooManyGhosts(RaceError):
     status = 503
 
 
-class GhostRooms:
+class GhostRooms(Generic[R]):
     """Creates ghost rooms and runs their drivers (one instance per process)."""
 
-    def __init__(self, authority: RaceAuthority, *, max_drivers: int = MAX_DRIVERS) -> None:
+    def __init__(self, authority: RaceAuthority, planner: Callable[[R, int], Schedule], *,
+                 max_drivers: int = MAX_DRIVERS) -> None:
         self.authority = authority
+        self.planner = planner
         self.max_drivers = max_drivers
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def create(
-        self, options: RoomOptions, record: GameRecord
+        self, options: RoomOptions, record: R
     ) -> tuple[RoomView, str, RacerView]:
         """A waiting ghost room for ``record`` → room view, host token, ghost racer.
 
@@ -92,7 +146,7 @@ class GhostRooms:
                        ranked=False)
         room, host_token = await self.authority.create_room(opts)
         ghost_view, token = await self.authority.join(room.id, ghost_name(record.name))
-        ghost = Ghost(record, time_limit_ms=room.time_limit_ms)
+        ghost = self.planner(record, room.time_limit_ms)
         task = asyncio.create_task(self._drive(room.id, ghost_view.id, token, ghost),
                                    name=f"ghost-{room.code}")
         self._tasks.add(task)
@@ -132,7 +186,7 @@ class GhostRooms:
                 readied = True
             await asyncio.sleep(_POLL_S)
 
-    async def _drive(self, room_id: str, ghost_id: str, token: str, ghost: Ghost) -> None:
+    async def _drive(self, room_id: str, ghost_id: str, token: str, ghost: Schedule) -> None:
         try:
             start_at = await self._wait_for_start(room_id, ghost_id, token)
             if start_at is None:
@@ -141,7 +195,7 @@ class GhostRooms:
             async def clock() -> int:
                 return await self.authority.store.now_ms() - start_at
 
-            async def emit(progress: GhostProgress) -> None:
+            async def emit(progress: GhostStep) -> None:
                 try:
                     if progress.move is not None:
                         await self.authority.move(room_id, ghost_id, token, progress.move,
@@ -158,3 +212,26 @@ class GhostRooms:
             raise
         except Exception:
             log.exception("ghost driver of room %s failed", room_id)
+
+
+async def run_ghost(
+    ghost: Schedule,
+    race_clock: Callable[[], Awaitable[int]],
+    emit: Callable[[GhostStep], Awaitable[None]],
+    *,
+    after_ms: int = -1,
+    max_sleep_ms: int = 1000,
+) -> None:
+    """Emit each of ``ghost``'s steps stamped after ``after_ms`` once the race clock
+    (``race_clock()``, ms) reaches its stamp; return after the final one.
+
+    Resuming with ``after_ms`` = the last stamp emitted continues where a stopped
+    driver left off. Sleeps at most ``max_sleep_ms`` between clock reads, so a
+    clock that jumps is followed. Cancel the task to stop early.
+    """
+    for progress in ghost.schedule:
+        if progress.race_clock_ms <= after_ms:
+            continue
+        while (now := await race_clock()) < progress.race_clock_ms:
+            await asyncio.sleep(min(progress.race_clock_ms - now, max_sleep_ms) / 1000)
+        await emit(progress)

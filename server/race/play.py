@@ -18,6 +18,7 @@ from .state import RacerRecord, RoomRecord
 from .views import (
     Ack,
     GameView,
+    RacerLog,
     Replay,
     ReplayMove,
     Standings,
@@ -277,3 +278,27 @@ class Play(AuthorityCore):
                    for i, (m, t) in enumerate(racer.log, 1)],
             result=self._racer_view(room, entry, racer),
         )
+
+    async def racer_log(self, ref: str, racer: str) -> RacerLog:
+        """The game of ``racer`` (id, or name case-insensitively) in room ``ref``
+        as a log for analysis; a running game ends at the race clock now.
+
+        :raises RoomNotFound, RacerNotFound:
+        """
+        room, _, now = await self._load(ref)
+        entry = room.entry(racer) or next(
+            (e for e in room.roster if e.name.casefold() == racer.casefold()), None)
+        if entry is None:
+            names = ", ".join(e.name for e in room.roster) or "nobody"
+            raise err.RacerNotFound(f"no racer {racer!r} in room {room.code} (racers: {names})",
+                                    {"racer": racer})
+        got = await self.store.get_racer(room.id, entry.id)
+        record = RacerRecord.model_validate(got.data) if got else RacerRecord(id=entry.id)
+        clock = self._clock(room, now) or 0
+        finished = record.finished_ms if record.final else clock
+        moves = [(str(m), int(t)) for m, t in record.log]
+        return RacerLog(
+            room_id=room.id, rules=self._ruleset(room), deal_number=room.deal_number,
+            redeal_key=bytes.fromhex(room.redeal_key), moves=moves, name=entry.name,
+            join_order=entry.join_order, status=self._status(room, record),
+            finished_ms=max(finished or 0, moves[-1][1] if moves else 0))

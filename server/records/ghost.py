@@ -15,16 +15,14 @@ playing ends ``resigned`` unless the replayed game is won or stuck. In a
 room with a time limit, moves after the limit are not played: the ghost
 ends ``timed_out`` at the limit, like a racer.
 
-:func:`run_ghost` plays the schedule on a live race clock: it waits until
-each progress is due and hands it to a callback (the authority saves it and
-broadcasts the room's ``progress``/``finished`` events).
+:func:`plan_ghost` is the planner a ghost room takes
+(``server.race.ghost_room.GhostRooms``), whose driver plays the schedule on
+the live race clock through the authority.
 """
 
 from __future__ import annotations
 
-import asyncio
 import bisect
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -32,7 +30,7 @@ from server.rules import deal
 
 from .record import GameRecord, timeline
 
-__all__ = ["FINAL_STATUSES", "Ghost", "GhostProgress", "run_ghost"]
+__all__ = ["FINAL_STATUSES", "Ghost", "GhostProgress", "plan_ghost"]
 
 FINAL_STATUSES: Final = ("won", "stuck", "resigned", "timed_out")
 
@@ -119,24 +117,10 @@ class Ghost:
         return list(self.schedule[lo:hi])
 
 
-async def run_ghost(
-    ghost: Ghost,
-    race_clock: Callable[[], Awaitable[int]],
-    emit: Callable[[GhostProgress], Awaitable[None]],
-    *,
-    after_ms: int = -1,
-    max_sleep_ms: int = 1000,
-) -> None:
-    """Emit each of ``ghost``'s progress stamped after ``after_ms`` once the race clock
-    (``race_clock()``, ms) reaches its stamp; return after the final one.
+def plan_ghost(record: GameRecord, time_limit_ms: int) -> Ghost:
+    """The ghost of ``record`` in a room with that time limit (ms): the planner
+    of ``GhostRooms``.
 
-    Resuming with ``after_ms`` = the last stamp emitted continues where a stopped
-    driver left off. Sleeps at most ``max_sleep_ms`` between clock reads, so a
-    clock that jumps is followed. Cancel the task to stop early.
+    :raises IllegalLogMove: the record does not replay.
     """
-    for progress in ghost.schedule:
-        if progress.race_clock_ms <= after_ms:
-            continue
-        while (now := await race_clock()) < progress.race_clock_ms:
-            await asyncio.sleep(min(progress.race_clock_ms - now, max_sleep_ms) / 1000)
-        await emit(progress)
+    return Ghost(record, time_limit_ms=time_limit_ms)

@@ -1,9 +1,10 @@
 """Head-to-head over live rooms: racers' games as records, comparisons, checked replays.
 
-The glue between the race authority's stored rooms and the pure
-:mod:`server.records.compare` / :mod:`server.records.replay_file`: a game is named
-by a :class:`RacerRef` (room id or code + racer id or name) or given as an
-imported replay document. Refusals are :class:`~server.race.errors.RaceError`\\ s
+The glue between live racers' logs and the pure :mod:`server.records.compare`
+/ :mod:`server.records.replay_file`: a game is named by a :class:`RacerRef`
+(room id or code + racer id or name) and read through :class:`LiveGames`
+(the race authority keeps that interface: ``RaceAuthority.racer_log``), or
+given as an imported replay document. Refusals are :class:`~server.race.errors.RaceError`\\ s
 with the codes ``replay/invalid`` (400), ``replay/forged`` (422) and
 ``compare/different_deal`` (409), plus the authority's ``room/not_found``
 and ``racer/not_found``.
@@ -15,20 +16,21 @@ foundation counts, layouts and move texts do.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from server.errors import RaceError
 from server.rules import Move, RuleSet
 
-from .authority import RaceAuthority
 from .compare import CompareError, Comparison, compare
-from .errors import RaceError, RacerNotFound
 from .record import GameRecord, TimedMove
 from .replay_file import ReplayError, import_replay
-from .state import RacerRecord, RoomRecord
 
 __all__ = [
     "CompareDifferentDeal",
+    "LiveGames",
+    "LiveLog",
     "RacerRef",
     "ReplayForgedError",
     "ReplayInvalidError",
@@ -83,35 +85,59 @@ def check_replay(document: Any) -> GameRecord:
         raise cls(exc.message, exc.details) from None
 
 
-async def racer_record(authority: RaceAuthority, ref: RacerRef) -> tuple[GameRecord, str]:
+class LiveLog(Protocol):
+    """A live racer's game as the race authority gives it (``RaceAuthority.racer_log``)."""
+
+    @property
+    def room_id(self) -> str: ...
+    @property
+    def rules(self) -> RuleSet: ...
+    @property
+    def deal_number(self) -> int: ...
+    @property
+    def redeal_key(self) -> bytes: ...
+    @property
+    def moves(self) -> Sequence[tuple[str, int]]:
+        """``(move text, race-clock ms)`` in log order."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def join_order(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def finished_ms(self) -> int:
+        """When the result became final, else the race clock now (ms)."""
+
+
+class LiveGames(Protocol):
+    """Where live racers' games come from (the race authority)."""
+
+    async def racer_log(self, room: str, racer: str) -> LiveLog:
+        """The game of ``racer`` (id or name) in ``room`` (id or code).
+
+        :raises RoomNotFound, RacerNotFound:
+        """
+        ...
+
+
+async def racer_record(games: LiveGames, ref: RacerRef) -> tuple[GameRecord, str]:
     """The racer's game as a record (running games end at the race clock now),
     and the room id.
 
     :raises RoomNotFound, RacerNotFound:
     """
-    room: RoomRecord
-    room, _, now = await authority._load(ref.room)
-    entry = room.entry(ref.racer) or next(
-        (e for e in room.roster if e.name.casefold() == ref.racer.casefold()), None)
-    if entry is None:
-        names = ", ".join(e.name for e in room.roster) or "nobody"
-        raise RacerNotFound(f"no racer {ref.racer!r} in room {room.code} (racers: {names})",
-                            {"racer": ref.racer})
-    got = await authority.store.get_racer(room.id, entry.id)
-    racer = RacerRecord.model_validate(got.data) if got else RacerRecord(id=entry.id)
-    clock = authority._clock(room, now) or 0
-    finished = racer.finished_ms if racer.final else clock
+    got = await games.racer_log(ref.room, ref.racer)
     record = GameRecord(
-        rules=RuleSet.from_json(room.rules), deal_number=room.deal_number,
-        redeal_key=bytes.fromhex(room.redeal_key),
-        moves=tuple(TimedMove(Move.from_text(m), t) for m, t in racer.log),
-        name=entry.name, join_order=entry.join_order, status=authority._status(room, racer),
-        finished_ms=max(finished or 0, racer.log[-1][1] if racer.log else 0),
+        rules=got.rules, deal_number=got.deal_number, redeal_key=got.redeal_key,
+        moves=tuple(TimedMove(Move.from_text(m), t) for m, t in got.moves),
+        name=got.name, join_order=got.join_order, status=got.status,
+        finished_ms=got.finished_ms,
     )
-    return record, room.id
+    return record, got.room_id
 
 
-async def compare_sources(authority: RaceAuthority, a: Source, b: Source) -> Comparison:
+async def compare_sources(games: LiveGames, a: Source, b: Source) -> Comparison:
     """Compare two games, each a live racer or an imported (checked) record.
 
     Join order takes part in the verdict only when both racers are of one room.
@@ -122,7 +148,7 @@ async def compare_sources(authority: RaceAuthority, a: Source, b: Source) -> Com
     rooms: list[str | None] = []
     for source in (a, b):
         if isinstance(source, RacerRef):
-            record, room_id = await racer_record(authority, source)
+            record, room_id = await racer_record(games, source)
             records.append(record)
             rooms.append(room_id)
         else:

@@ -61,6 +61,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from server.errors import EventsTooOld, StoreError, StoreUnavailable, VersionConflict
+from server.runtime.jsoncodec import json_bytes
 
 __all__ = [
     "Event",
@@ -92,17 +93,6 @@ class Versioned(NamedTuple):
 
 _BIG_INT = re.compile(rb"[:\[,]\s*-?[0-9]{20}")
 """A JSON number of 20 digits or more, which orjson reads as a float (lossy)."""
-
-
-def json_bytes(data: Any) -> bytes:
-    """Compact UTF-8 JSON of ``data`` as ``orjson.dumps`` writes it; integers
-    beyond 64 bits (deal numbers go up to 10**20 − 1) are written exactly by
-    the standard library instead (orjson refuses them)."""
-    try:
-        return orjson.dumps(data)
-    except TypeError:
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False).encode()
 
 
 def encode_record(data: Record) -> bytes:

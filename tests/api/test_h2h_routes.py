@@ -21,7 +21,7 @@ from server.records.replay_file import export_replay
 from server.rules.daily import daily_deal
 from server.runtime.settings import Settings
 from server.store.memory import MemoryStore
-from tests.race.games import record
+from tests.records.games import record
 
 API = "/api/v1"
 

@@ -6,7 +6,7 @@ from client_cli.cli import build_parser
 from client_cli.compare_cmd import comparison_rows, fmt_time, lead_changes, timeline_chart
 from client_cli.leaderboard_cmd import leaderboard_rows
 from server.records.compare import compare
-from tests.race.games import record
+from tests.records.games import record
 
 ADA = [("8f", 1000), ("15f", 3000), ("2-3", 4000), ("r", 6000)]
 BOB = [("15f", 1500), ("8f", 2000), ("17-18", 2500)]

@@ -9,10 +9,10 @@ import pytest
 
 from server.race import RaceAuthority, RoomOptions
 from server.race.ghost_room import GhostRooms, TooManyGhosts, ghost_name
+from server.records.ghost import plan_ghost
 from server.records.head_to_head import RacerRef, compare_sources
 from server.store.memory import MemoryStore
-
-from .games import KEY, record
+from tests.records.games import KEY, record
 
 RECORDED = [("8f", 60), ("15f", 150), ("2-3", 150), ("r", 260)]
 TOLERANCE_MS = 100  # driver poll + scheduling; the store clock has 1 ms resolution
@@ -21,7 +21,7 @@ TOLERANCE_MS = 100  # driver poll + scheduling; the store clock has 1 ms resolut
 @pytest.fixture
 async def ghosts() -> AsyncIterator[GhostRooms]:
     store = MemoryStore()
-    rooms = GhostRooms(RaceAuthority(store))
+    rooms = GhostRooms(RaceAuthority(store), plan_ghost)
     yield rooms
     await rooms.aclose()
     await store.close()
@@ -98,7 +98,7 @@ async def test_closing_the_room_stops_the_driver(ghosts: GhostRooms) -> None:
 
 async def test_a_process_drives_a_bounded_number_of_ghosts() -> None:
     store = MemoryStore()
-    ghosts = GhostRooms(RaceAuthority(store), max_drivers=2)
+    ghosts = GhostRooms(RaceAuthority(store), plan_ghost, max_drivers=2)
     try:
         for _ in range(2):
             await ghosts.create(RoomOptions(), record(RECORDED))

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from server.errors import StoreUnavailable
 from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.records.leaderboard_store import encode_score, open_leaderboard_store
-from server.store.base import StoreUnavailable
 
 from .leaderboard_contract import LeaderboardContract
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from server.errors import StoreUnavailable
 from server.race import RaceAuthority, RoomOptions
 from server.race.errors import RacerNotFound
 from server.records.head_to_head import (
@@ -22,11 +23,10 @@ from server.records.leaderboard import leaderboard, race_over_hook
 from server.records.leaderboard_memory import MemoryLeaderboardStore
 from server.records.replay_file import export_replay
 from server.rules.daily import daily_deal, utc_date
-from server.store.base import StoreUnavailable
 from server.store.memory import MemoryStore
+from tests.race.helpers import ClockStore
 
 from .games import record
-from .helpers import ClockStore
 
 
 class FrozenClockStore(ClockStore):

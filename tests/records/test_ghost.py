@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from server.records.ghost import Ghost, GhostProgress, run_ghost
+from server.race.ghost_room import run_ghost
+from server.records.ghost import Ghost, GhostProgress
 
 from .games import record
 
