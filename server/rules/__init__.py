@@ -1,4 +1,4 @@
-"""The pure La Belle Lucie rules engine (``../shared/design/rules.md``).
+"""The pure La Belle Lucie rules engine (the rule book: ``docs/rules.md``).
 
 No I/O, no clock, no global random state: positions are immutable values,
 moves round-trip through text, and :func:`apply` returns a new position.
