@@ -32,7 +32,7 @@ async def attach_solver(authority: RaceAuthority,
     function that stops the pool (call it at shutdown)."""
     pool = SolverPool(workers=workers)
     authority.solver = pool
-    authority.race_over_hooks.append(par_hook(authority))
+    authority.race_over_hooks.append(par_hook(authority.assist))
 
     async def close() -> None:
         authority.solver = None

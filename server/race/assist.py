@@ -11,7 +11,7 @@
   standings show it and each racer's distance to it.
 
 The searches run in the :class:`~server.solver.SolverPool` of the authority
-(``authority.solver``), never on the event loop; without a pool (tests,
+(``assist.solver``), never on the event loop; without a pool (tests,
 tools) they run in-process.
 """
 
@@ -21,18 +21,22 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
 
+from server.errors import VersionConflict
 from server.rules import RuleSet
 from server.solver import SolverBusyError, SolverPool, UnsupportedRulesError, hint, par
 from server.solver import proved_winnable as _proved_winnable
-from server.store.base import VersionConflict
+from server.store.base import Store
 
 from . import errors as err
-from .core import AuthorityCore
+from . import present
+from .access import authorize, check_racing
 from .ids import random_deal_number
+from .rooms import Rooms
 from .state import RoomRecord
+from .timers import RETRIES, Timers
 from .views import HintView, RacerView
 
 __all__ = ["Assist", "draw_winnable_deal", "par_hook"]
@@ -45,11 +49,19 @@ WINNABLE_SECONDS: Final = 6.0
 """Time budget of drawing a winnable deal (all tries together)."""
 PAR_SECONDS: Final = 2.0
 """Time budget of a room's par at the end of its race."""
-_RETRIES: Final = 16
 
 
-class Assist(AuthorityCore):
-    """The hint action of the authority (auth → room → state → option → solve)."""
+class Assist:
+    """The hint action of the authority (auth → room → state → option → solve),
+    and the room's par at the end of its race."""
+
+    def __init__(self, store: Store, rooms: Rooms, timers: Timers) -> None:
+        self.store = store
+        self.rooms = rooms
+        self.timers = timers
+        self.solver: SolverPool | None = None
+        """Process pool for solver jobs (hints, winnable deals, par); set by the
+        app, ``None`` in tests and tools (they search in-process)."""
 
     async def hint(self, ref: str, racer_id: str, token: str | None) -> HintView:
         """A suggested move for the racer's current position (nothing is played).
@@ -59,12 +71,12 @@ class Assist(AuthorityCore):
         """
         if not token:
             raise err.AuthMissing("a hint needs the racer's token")
-        room, _, _ = await self._load(ref)
-        self._authorize(room, racer_id, token)
-        self._check_racing(room)
+        room, _, _ = await self.timers.load(ref)
+        authorize(room, racer_id, token)
+        check_racing(room)
         if not room.hints:
             raise err.HintsOff("this room does not allow hints")
-        racer, _, game = await self._racer_and_game(room, racer_id)
+        racer, _, game = await self.rooms.racer_and_game(room, racer_id)
         if racer.final:
             raise err.RacerFinished(f"the result is already final ({racer.status})")
         rules, position = game.rules, game.position
@@ -115,52 +127,54 @@ async def draw_winnable_deal(
             return number, key
 
 
-def par_hook(authority: AuthorityCore) -> Callable[[RoomRecord, list[RacerView]], Awaitable[None]]:
+def par_hook(
+    assist: Assist,
+) -> Callable[[RoomRecord, Sequence[RacerView]], Awaitable[None]]:
     """A race-over hook storing the room's par (when not known yet) in its
     record; the search runs in a background task, so the race end is never
     held up by it."""
     tasks: set[asyncio.Task[None]] = set()
 
-    async def hook(room: RoomRecord, views: list[RacerView]) -> None:
+    async def hook(room: RoomRecord, views: Sequence[RacerView]) -> None:
         if room.par is None:
             task = asyncio.create_task(store_par(room, views))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
 
-    async def store_par(room: RoomRecord, views: list[RacerView]) -> None:
+    async def store_par(room: RoomRecord, views: Sequence[RacerView]) -> None:
         try:
-            await _store_par(authority, room, views)
+            await _store_par(assist, room, views)
         except Exception as exc:  # par is a nicety: never let it disturb the server
             log.error("par for room %s failed: %s", room.id, type(exc).__name__, exc_info=exc)
 
     return hook
 
 
-async def _store_par(authority: AuthorityCore, room: RoomRecord, views: list[RacerView]) -> None:
+async def _store_par(assist: Assist, room: RoomRecord, views: Sequence[RacerView]) -> None:
     rules = RuleSet.from_json(room.rules)
     key = bytes.fromhex(room.redeal_key)
     try:
-        if authority.solver is not None:
-            value = await authority.solver.par(rules, room.deal_number, key,
+        if assist.solver is not None:
+            value = await assist.solver.par(rules, room.deal_number, key,
                                                max_seconds=PAR_SECONDS)
         else:
             value = par(rules, room.deal_number, key, max_seconds=PAR_SECONDS)
     except (UnsupportedRulesError, SolverBusyError):
         return
     value = max(value, *(v.foundation_cards for v in views), 0)
-    for _ in range(_RETRIES):
-        got = await authority.store.get_room(room.id)
+    for _ in range(RETRIES):
+        got = await assist.store.get_room(room.id)
         if got is None:
             return
         current = RoomRecord.model_validate(got.data)
         if current.par is not None:
             return
         new = current.model_copy(update={"par": value})
-        table = authority._standings(new, views)
-        now = await authority.store.now_ms()
-        event = authority._event(new, now, "par", **table.model_dump(mode="json"))
+        table = present.standings(new, list(views))
+        now = await assist.store.now_ms()
+        event = present.event(new, now, "par", **table.model_dump(mode="json"))
         try:
-            await authority.store.save_room(room.id, new.model_dump(mode="json"), got.rev,
+            await assist.store.save_room(room.id, new.model_dump(mode="json"), got.rev,
                                             [event])
         except VersionConflict:
             continue

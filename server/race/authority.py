@@ -14,7 +14,8 @@ refuses (:mod:`server.race.errors`):
    (``room/not_waiting``, ``room/not_racing``, ``room/over``,
    ``racer/finished``);
 4. **version** – ``expected_version`` is the game's (``move/stale_version``);
-5. **rules** – the engine accepts the move (``move/invalid``, ``move/illegal``);
+5. **rules** – the engine accepts the move (``move/invalid``, ``move/illegal``),
+   decided by :func:`~server.race.decide.decide_move`;
 6. **save** – compare-and-set on the record's store version, with the answer
    and the room events in the same write (:mod:`server.store.base`);
 7. **publish** – the events reach subscribers through the store's log.
@@ -23,21 +24,114 @@ Time is the store's clock; the race clock is ``now − start``. Room timers
 (countdown end, time limit) advance lazily on every access and from
 :meth:`RaceAuthority.tick`, which the app runs in the background; the room's
 compare-and-set makes each transition (and its events) happen exactly once.
+
+Composition, not inheritance: the authority owns one of each collaborator
+and hands each the others it needs explicitly — :class:`~.cache.RaceCache`
+(games and records this process knows), :class:`~.rooms.Rooms` (reads and
+views), :class:`~.timers.Timers` (clock transitions, the race's end),
+:class:`~.lobby.Lobby` (rooms and racers), :class:`~.play.Play` (moves and
+results), :class:`~.assist.Assist` (solver services).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from typing import Any
+
+from server.solver import SolverPool
+from server.store.base import Store
+
 from .assist import Assist
-from .core import RaceConfig, RoomOptions
+from .cache import RaceCache
 from .lobby import Lobby
+from .options import RoomOptions
 from .play import Play
+from .rooms import Rooms
+from .timers import RaceConfig, RaceOverHook, Timers
 
 __all__ = ["RaceAuthority", "RaceConfig", "RoomOptions"]
 
 
-class RaceAuthority(Lobby, Play, Assist):
+class RaceAuthority:
     """The authority over every room of one store; one instance per process.
 
     Construct with ``RaceAuthority(store, RaceConfig(...))``. Every public
     coroutine is one action; refusals are :class:`~server.race.errors.RaceError`.
+    The actions are the collaborators' methods (see each for its checks):
+
+    - rooms and racers (:class:`~.lobby.Lobby`): :meth:`create_room`,
+      :meth:`get_room`, :meth:`list_rooms`, :meth:`start`, :meth:`close`,
+      :meth:`join`, :meth:`set_ready`, :meth:`leave`, :meth:`resign`,
+      :meth:`authenticate`;
+    - play and results (:class:`~.play.Play`): :meth:`game`, :meth:`move`,
+      :meth:`standings`, :meth:`replay`, :meth:`racer_log`;
+    - solver services (:class:`~.assist.Assist`): :meth:`hint`;
+    - the clock (:class:`~.timers.Timers`): :meth:`tick`.
     """
+
+    def __init__(self, store: Store, config: RaceConfig | None = None) -> None:
+        self.store = store
+        self.config = config or RaceConfig()
+        self.cache = RaceCache()
+        self.rooms = Rooms(store, self.cache)
+        self.timers = Timers(store, self.cache, self.rooms, self.config)
+        self.assist = Assist(store, self.rooms, self.timers)
+        self.lobby = Lobby(store, self.cache, self.rooms, self.timers, self.assist, self.config)
+        self.play = Play(store, self.cache, self.rooms, self.timers)
+
+        self.create_room = self.lobby.create_room
+        self.get_room = self.lobby.get_room
+        self.list_rooms = self.lobby.list_rooms
+        self.start = self.lobby.start
+        self.close = self.lobby.close
+        self.join = self.lobby.join
+        self.set_ready = self.lobby.set_ready
+        self.leave = self.lobby.leave
+        self.resign = self.lobby.resign
+        self.authenticate = self.lobby.authenticate
+        self.game = self.play.game
+        self.move = self.play.move
+        self.standings = self.play.standings
+        self.replay = self.play.replay
+        self.racer_log = self.play.racer_log
+        self.hint = self.assist.hint
+        self.tick = self.timers.tick
+
+    @property
+    def solver(self) -> SolverPool | None:
+        """Process pool for solver jobs (hints, winnable deals, par); set by the app."""
+        return self.assist.solver
+
+    @solver.setter
+    def solver(self, pool: SolverPool | None) -> None:
+        self.assist.solver = pool
+
+    @property
+    def race_over_hooks(self) -> list[RaceOverHook]:
+        """Called once per race, by the process that ended it (leaderboards, par)."""
+        return self.timers.race_over_hooks
+
+    # -- the service clock and room events (the transport's only way to them) -----
+
+    async def now_ms(self) -> int:
+        """The service clock: Unix time in ms, the same in every process."""
+        return await self.store.now_ms()
+
+    async def last_seq(self, room_id: str) -> int:
+        """The room's last event number (0: none yet)."""
+        return await self.store.last_seq(room_id)
+
+    async def events_since(self, room_id: str, since: int) -> list[dict[str, Any]]:
+        """The room's logged events with ``seq > since``, in order.
+
+        :raises EventsTooOld: some were trimmed (send a snapshot instead).
+        """
+        return await self.store.events_since(room_id, since)
+
+    def subscribe(self, room_id: str, since: int) -> AsyncIterator[dict[str, Any]]:
+        """Every room event with ``seq > since``, then live ones, none lost or
+        repeated (the store's log; ``server.api.hub`` feeds the sockets from it).
+
+        :raises EventsTooOld, StoreUnavailable:
+        """
+        return self.store.subscribe(room_id, since)

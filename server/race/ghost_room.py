@@ -33,8 +33,8 @@ from typing import Final, Generic, Protocol, TypeVar
 from server.rules import RuleSet
 
 from .authority import RaceAuthority
-from .core import RoomOptions
 from .errors import RaceError
+from .options import RoomOptions
 from .state import RoomRecord
 from .views import RacerView, RoomView
 

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from typing import Any
+from typing import Any, Literal
 
+from server.errors import VersionConflict
 from server.rules import (
     RulesError,
     RuleSet,
     new_game,
 )
 from server.rules.daily import daily_deal, utc_date
-from server.store.base import VersionConflict
+from server.store.base import Store
 
 from . import errors as err
-from .assist import draw_winnable_deal
-from .core import AuthorityCore, RoomOptions
+from . import present
+from .access import authorize, authorize_host, check_racing
+from .assist import Assist, draw_winnable_deal
+from .cache import RaceCache
 from .ids import (
     check_name,
     new_code,
@@ -28,7 +31,10 @@ from .ids import (
     token_digest,
     token_matches,
 )
+from .options import RoomOptions
+from .rooms import Rooms
 from .state import RoomRecord, RosterEntry
+from .timers import RETRIES, RaceConfig, Timers, deadline
 from .views import (
     RacerView,
     RoomView,
@@ -36,11 +42,18 @@ from .views import (
 
 __all__ = ["Lobby"]
 
-_RETRIES = 16
 
-
-class Lobby(AuthorityCore):
+class Lobby:
     """Room and racer actions; each checks auth → room → state → save → publish."""
+
+    def __init__(self, store: Store, cache: RaceCache, rooms: Rooms, timers: Timers,
+                 assist: Assist, config: RaceConfig) -> None:
+        self.store = store
+        self.cache = cache
+        self.rooms = rooms
+        self.timers = timers
+        self.assist = assist
+        self.config = config
 
     # -- rooms -------------------------------------------------------------------
 
@@ -74,7 +87,7 @@ class Lobby(AuthorityCore):
         redeal_key = options.redeal_key or secrets.token_bytes(32)
         if options.winnable_only:
             deal_number, redeal_key = await draw_winnable_deal(
-                self.solver, rules, None if options.deal == "random" else deal_number)
+                self.assist.solver, rules, None if options.deal == "random" else deal_number)
         host_token = new_token()
         room_id = new_room_id()
         code = new_code()
@@ -91,16 +104,16 @@ class Lobby(AuthorityCore):
             created_ms=now,
         )
         await self.store.save_room(room_id, room.model_dump(mode="json"), 0,
-                                   [self._event(room, now, "created", code=code)])
+                                   [present.event(room, now, "created", code=code)])
         await self.store.expire_room(room_id, self.config.waiting_ttl_ms)
         if room.visibility == "public":
             await self.store.add_to_lobby(room_id, now + self.config.waiting_ttl_ms)
-        return await self._room_view(room, now, {}), host_token
+        return await self.rooms.room_view(room, now, {}), host_token
 
     async def get_room(self, ref: str) -> RoomView:
         """The room by id or code. :raises RoomNotFound:"""
-        room, _, now = await self._load(ref)
-        return await self._room_view(room, now)
+        room, _, now = await self.timers.load(ref)
+        return await self.rooms.room_view(room, now)
 
     async def list_rooms(self, limit: int = 100) -> list[RoomView]:
         """Public rooms waiting for racers with a free seat, newest first, at
@@ -125,7 +138,7 @@ class Lobby(AuthorityCore):
                 if len(rooms) == limit:
                     break
         await self.store.remove_from_lobby(stale)
-        return [await self._room_view(r, now, {}) for r in rooms]
+        return [await self.rooms.room_view(r, now, {}) for r in rooms]
 
     async def start(self, ref: str, host_token: str | None) -> RoomView:
         """Host starts the countdown; the race starts ``countdown_ms`` later.
@@ -137,11 +150,11 @@ class Lobby(AuthorityCore):
         """
         if not host_token:
             raise err.AuthMissing("starting needs the host token")
-        for _ in range(_RETRIES):
-            room, rev, now = await self._load(ref)
-            self._authorize_host(room, host_token)
+        for _ in range(RETRIES):
+            room, rev, now = await self.timers.load(ref)
+            authorize_host(room, host_token)
             if room.state in ("countdown", "racing"):
-                return await self._room_view(room, now)
+                return await self.rooms.room_view(room, now)
             if room.state != "waiting":
                 raise err.RoomOver(f"the room is {room.state}", {"state": room.state})
             if not room.roster:
@@ -150,26 +163,26 @@ class Lobby(AuthorityCore):
                 new = await self._countdown(room, rev, now, [])
             except VersionConflict:
                 continue
-            return await self._room_view(new, now, {})
+            return await self.rooms.room_view(new, now, {})
         raise VersionConflict("room too busy")
 
     async def _countdown(self, room: RoomRecord, rev: int, now: int,
                          events: list[dict[str, Any]]) -> RoomRecord:
         new = room.model_copy(update={"state": "countdown",
                                       "start_at_ms": now + room.countdown_ms})
-        events = [*events, self._event(new, now, "countdown", starts_in_ms=room.countdown_ms)]
+        events = [*events, present.event(new, now, "countdown", starts_in_ms=room.countdown_ms)]
         if room.countdown_ms == 0:
             new = new.model_copy(update={"state": "racing"})
             events.append({"type": "started", "race_clock_ms": 0,
                            "deal_number": room.deal_number})
-        deadline = self._deadline(new)
-        assert deadline is not None
-        await self.store.set_timer(room.id, deadline)  # before the write: never missing
+        at = deadline(new)
+        assert at is not None
+        await self.store.set_timer(room.id, at)  # before the write: never missing
         await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
         ttl = room.countdown_ms + room.time_limit_ms + self.config.ended_ttl_ms + 60_000
         await self.store.expire_room(room.id, ttl)
         if new.state == "racing":
-            await self._off_lobby(new)
+            await self.rooms.off_lobby(new)
         return new
 
     async def close(self, ref: str, host_token: str | None) -> RoomView:
@@ -179,37 +192,38 @@ class Lobby(AuthorityCore):
         """
         if not host_token:
             raise err.AuthMissing("closing needs the host token")
-        for _ in range(_RETRIES):
-            room, rev, now = await self._load(ref)
-            self._authorize_host(room, host_token)
+        for _ in range(RETRIES):
+            room, rev, now = await self.timers.load(ref)
+            authorize_host(room, host_token)
             if room.state in ("over", "closed"):
                 raise err.RoomOver(f"the room is already {room.state}")
             if room.state != "racing":  # before the start: the room just closes
                 new = room.model_copy(update={"state": "closed", "ended_ms": None})
-                events = [self._event(new, now, "closed")]
+                events = [present.event(new, now, "closed")]
                 views = None
             else:  # during the race: every result becomes final now, then race_over
-                clock = self._clock(room, now) or 0
-                racers = await self._racers(room)
+                clock = present.race_clock(room, now) or 0
+                racers = await self.rooms.racers(room)
                 for entry in room.roster:
                     racer = racers.get(entry.id)
                     if racer is None or not racer.final:
-                        racers[entry.id] = await self._time_out(room, entry.id, now, at_ms=clock)
+                        racers[entry.id] = await self.timers.time_out(room, entry.id, now,
+                                                                      at_ms=clock)
                 new = room.model_copy(update={"state": "closed", "ended_ms": now})
-                views = [self._racer_view(new, e, racers.get(e.id)) for e in room.roster]
-                table = self._standings(new, views)
-                events = [self._event(new, now, "race_over", **table.model_dump(mode="json")),
-                          self._event(new, now, "closed")]
+                views = [self.rooms.racer_view(new, e, racers.get(e.id)) for e in room.roster]
+                table = present.standings(new, views)
+                events = [present.event(new, now, "race_over", **table.model_dump(mode="json")),
+                          present.event(new, now, "closed")]
             try:
                 await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
             except VersionConflict:
                 continue
             await self.store.clear_timer(room.id)
             await self.store.expire_room(room.id, self.config.ended_ttl_ms)
-            await self._off_lobby(room)
+            await self.rooms.off_lobby(room)
             if views is not None:
-                await self._race_over_hooks(new, views)
-            return await self._room_view(new, now)
+                await self.timers.race_over(new, views)
+            return await self.rooms.room_view(new, now)
         raise VersionConflict("room too busy")
 
     # -- racers ------------------------------------------------------------------
@@ -224,8 +238,8 @@ class Lobby(AuthorityCore):
         except ValueError as exc:
             raise err.RequestInvalid(str(exc), {"field": "name"}) from None
         token = new_token()
-        for _ in range(_RETRIES):
-            room, rev, now = await self._load(ref)
+        for _ in range(RETRIES):
+            room, rev, now = await self.timers.load(ref)
             if room.state != "waiting":
                 raise err.RoomNotWaiting(f"the race is {room.state}: spectate instead",
                                          {"state": room.state})
@@ -237,13 +251,13 @@ class Lobby(AuthorityCore):
                                 token_digest=token_digest(token))
             new = room.model_copy(update={"roster": [*room.roster, entry],
                                           "joins": room.joins + 1})
-            view = self._racer_view(new, entry, None)
+            view = self.rooms.racer_view(new, entry, None)
             try:
                 await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
-                    self._event(new, now, "joined", racer=view.model_dump(mode="json"))])
+                    present.event(new, now, "joined", racer=view.model_dump(mode="json"))])
             except VersionConflict:
                 continue
-            fresh = self._fresh(new, entry.id)
+            fresh = self.cache.fresh(new, entry.id)
             with contextlib.suppress(VersionConflict):
                 await self.store.save_racer(room.id, entry.id, fresh.model_dump(mode="json"), 0)
             return view, token
@@ -258,15 +272,15 @@ class Lobby(AuthorityCore):
         """
         if not token:
             raise err.AuthMissing("this call needs the racer's token")
-        for _ in range(_RETRIES):
-            room, rev, now = await self._load(ref)
-            entry = self._authorize(room, racer_id, token)
+        for _ in range(RETRIES):
+            room, rev, now = await self.timers.load(ref)
+            entry = authorize(room, racer_id, token)
             if room.state != "waiting":
                 raise err.RoomNotWaiting(f"the room is {room.state}", {"state": room.state})
             roster = [e.model_copy(update={"ready": ready}) if e.id == racer_id else e
                       for e in room.roster]
             new = room.model_copy(update={"roster": roster})
-            events = [self._event(new, now, "ready", racer=racer_id, ready=ready)]
+            events = [present.event(new, now, "ready", racer=racer_id, ready=ready)]
             try:
                 if all(e.ready for e in roster):
                     new = await self._countdown(new, rev, now, events)
@@ -275,7 +289,7 @@ class Lobby(AuthorityCore):
             except VersionConflict:
                 continue
             entry = new.entry(racer_id) or entry
-            return self._racer_view(new, entry, None)
+            return self.rooms.racer_view(new, entry, None)
         raise VersionConflict("room too busy")
 
     async def leave(self, ref: str, racer_id: str, token: str | None) -> None:
@@ -289,10 +303,10 @@ class Lobby(AuthorityCore):
         """
         if not token:
             raise err.AuthMissing("this call needs the racer's or the host's token")
-        for _ in range(_RETRIES):
-            room, rev, now = await self._load(ref)
+        for _ in range(RETRIES):
+            room, rev, now = await self.timers.load(ref)
             if not token_matches(token, room.host_digest):
-                self._authorize(room, racer_id, token)
+                authorize(room, racer_id, token)
             elif room.entry(racer_id) is None:
                 raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
             if room.state in ("over", "closed"):
@@ -305,7 +319,7 @@ class Lobby(AuthorityCore):
                 new = room.model_copy(update=update)
                 try:
                     await self.store.save_room(room.id, new.model_dump(mode="json"), rev,
-                                               [self._event(new, now, "left", racer=racer_id)])
+                                               [present.event(new, now, "left", racer=racer_id)])
                 except VersionConflict:
                     continue
                 if new.state == "waiting" and room.start_at_ms is not None:
@@ -323,8 +337,8 @@ class Lobby(AuthorityCore):
         """
         if not token:
             raise err.AuthMissing("this call needs the racer's token")
-        room, _, _ = await self._load(ref)
-        self._authorize(room, racer_id, token)
+        room, _, _ = await self.timers.load(ref)
+        authorize(room, racer_id, token)
         return await self._finish(ref, racer_id, "resigned")
 
     async def authenticate(self, ref: str, token: str) -> tuple[str, str]:
@@ -332,8 +346,37 @@ class Lobby(AuthorityCore):
 
         :raises RoomNotFound, AuthInvalidToken:
         """
-        room, _, _ = await self._load(ref)
+        room, _, _ = await self.timers.load(ref)
         for e in room.roster:
             if token_matches(token, e.token_digest):
                 return room.id, e.id
         raise err.AuthInvalidToken("the token is not a racer's of this room")
+
+    async def _finish(self, ref: str, racer_id: str,
+                      status: Literal["resigned", "left"]) -> RacerView:
+        """Make the racer's result final as ``status`` at the race clock now, then
+        end the race if every result is final."""
+        for _ in range(RETRIES):
+            room, _, now = await self.timers.load(ref)
+            check_racing(room)
+            racer, rev = self.rooms.racer_of(room, racer_id,
+                                             await self.store.get_racer(room.id, racer_id))
+            if racer.final:
+                raise err.RacerFinished(f"the result is already final ({racer.status})")
+            clock = present.race_clock(room, now) or 0
+            done = racer.model_copy(update={"status": status, "final": True,
+                                            "finished_ms": clock})
+            events = [present.event(room, now, "finished", racer=racer_id, status=status)]
+            if status == "left":
+                events.insert(0, present.event(room, now, "left", racer=racer_id))
+            try:
+                await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
+                                            rev, events=events)
+            except VersionConflict:
+                continue
+            self.cache.forget((room.id, racer_id))
+            await self.timers.end_race(room.id)
+            entry = room.entry(racer_id)
+            assert entry is not None
+            return self.rooms.racer_view(room, entry, done)
+        raise VersionConflict("racer too busy")

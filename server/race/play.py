@@ -1,55 +1,56 @@
-"""Game actions of the race authority: game state, moves, standings, replays."""
+"""Game actions of the race authority: game state, moves, standings, replays.
+
+:meth:`Play.move` checks in the authority's fixed order (auth → room → answer
+→ state → version → rules → save → publish, :mod:`server.race.authority`);
+:func:`~server.race.decide.decide_move` decides the move itself on every path.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from server.rules import (
-    Game,
-    IllegalMoveError,
-    InvalidMoveError,
-    Move,
-)
-from server.store.base import Record, VersionConflict, Versioned
+from server.errors import VersionConflict
+from server.store.base import Record, Store, Versioned
 
 from . import errors as err
-from .core import AuthorityCore, rules_view
+from . import present
+from .access import authorize, check_racing
+from .cache import RaceCache
+from .decide import Accepted, decide_move, result_of
+from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
-from .views import (
-    Ack,
-    GameView,
-    RacerLog,
-    Replay,
-    ReplayMove,
-    Standings,
-)
+from .timers import RETRIES, Timers
+from .views import Ack, GameView, RacerLog, Replay, ReplayMove, Standings
 
 __all__ = ["Play"]
 
-_RETRIES = 16
+_Known = tuple[RoomRecord, int, int, RacerRecord, int]
+"""``(room, room rev, now, racer, racer rev)`` of a move decided without a read."""
 
 
-def _result(game: Game) -> tuple[Any, bool]:
-    """The racer's status after ``game`` (``playing``, ``won`` or ``stuck``) and
-    whether the result is final: won, or stuck with no undo to try again
-    (rules.md, "Race ranking")."""
-    state = game.status
-    return ("playing" if state == "playing" else state), \
-        state == "won" or (state == "stuck" and not game.rules.undo)
+class Play:
+    """Moves and results over the store, the cache, room reads and timers."""
 
+    def __init__(self, store: Store, cache: RaceCache, rooms: Rooms, timers: Timers) -> None:
+        self.store = store
+        self.cache = cache
+        self.rooms = rooms
+        self.timers = timers
 
-class Play(AuthorityCore):
-    """Moves and results; :meth:`move` checks in the order of :mod:`server.race.authority`."""
+    def _game_view(self, room: RoomRecord, racer: RacerRecord, game: Any, now: int) -> GameView:
+        return present.game_view(racer, game, present.racer_status(room, racer),
+                                 room.state == "racing" and not racer.final,
+                                 present.race_clock(room, now))
 
     async def game(self, ref: str, racer_id: str) -> GameView:
         """A racer's full game state (public: spectators may look).
 
         :raises RoomNotFound, RacerNotFound:
         """
-        room, _, now = await self._load(ref)
+        room, _, now = await self.timers.load(ref)
         if room.entry(racer_id) is None:
             raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
-        racer, _, game = await self._racer_and_game(room, racer_id)
+        racer, _, game = await self.rooms.racer_and_game(room, racer_id)
         return self._game_view(room, racer, game, now)
 
     async def move(self, ref: str, racer_id: str, token: str | None, move: Any,
@@ -63,9 +64,9 @@ class Play(AuthorityCore):
         racer's last move and knows the room record, the move is decided on
         those and written with a compare-and-set on both revs
         (``Store.save_racer(…, room_rev=…)``); anything else — a changed room or
-        racer, a repeated id, a due timer, an illegal move — takes the general
+        racer, a repeated id, a due timer, a refused move — takes the general
         path, which reads them first (:meth:`_load_move`), so every answer is
-        the one the checks in order give.
+        the one the checks in order give. Both decide with ``decide_move``.
 
         :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
             AuthForbidden, RoomNotRacing, RoomOver, RacerFinished,
@@ -74,86 +75,81 @@ class Play(AuthorityCore):
         if not token:
             raise err.AuthMissing("a move needs the racer's token")
         known = await self._known_move(ref, racer_id, expected_version)
-        for _ in range(_RETRIES):
+        for _ in range(RETRIES):
             if known is not None:
                 room, room_rev, now, racer, rev = known
-                self._authorize(room, racer_id, token)
-                game = self._game(room, racer)
+                authorize(room, racer_id, token)
+                game = self.cache.game(room, racer)
+                room_rev_check: int | None = room_rev
             else:
                 room, now, first, got = await self._load_move(ref, racer_id, client_move_id)
-                self._authorize(room, racer_id, token)
+                authorize(room, racer_id, token)
                 if first is not None:
                     return await self._first_answer(room, racer_id, client_move_id, first, got)
-                self._check_racing(room)
-                room_rev = None
-                racer, rev, game = self._racer_and_game_of(room, racer_id, got)
-                if racer.final or expected_version != racer.version:
+                check_racing(room)
+                room_rev_check = None
+                racer, rev = self.rooms.racer_of(room, racer_id, got)
+                game = self.cache.game(room, racer)
+            assert room.start_at_ms is not None
+            clock = now - room.start_at_ms
+            decision = decide_move(game, racer, move, expected_version, clock)
+            if not isinstance(decision, Accepted):
+                if known is not None:
+                    # refusals take the general path: a repeated client move id
+                    # is answered before the rules are checked (docs/protocol.md)
+                    known = None
+                    continue
+                error = decision.error
+                if isinstance(error, err.RacerFinished | err.MoveStaleVersion):
                     # the same move may have been applied (and may have ended the
                     # game) since the answer check above: answer it as the first time
                     first = await self.store.get_answer(room.id, racer_id, client_move_id)
                     if first is not None:
                         return await self._first_answer(room, racer_id, client_move_id,
                                                         first, got)
-                if racer.final:
-                    raise err.RacerFinished(f"the result is final ({racer.status})",
-                                            {"status": racer.status})
-                if expected_version != racer.version:
-                    raise err.MoveStaleVersion(
-                        f"expected version {expected_version}, the game is at {racer.version}",
-                        {"game": self._game_view(room, racer, game, now).model_dump(mode="json")})
-            assert room.start_at_ms is not None
-            clock = now - room.start_at_ms
-            try:
-                parsed = Move.from_json(move)
-                after = game.play(parsed)
-            except (InvalidMoveError, IllegalMoveError) as exc:
-                if known is not None:
-                    # refusals take the general path: a repeated client move id
-                    # is answered before the rules are checked (docs/protocol.md)
-                    known = None
-                    continue
-                if isinstance(exc, InvalidMoveError):
-                    raise err.MoveInvalid(str(exc), {"move": move}) from None
-                raise err.MoveIllegal(exc.reason, {"move": str(parsed)}) from None
-            new = self._after(racer, after, clock)
+                if isinstance(error, err.MoveStaleVersion):
+                    error.details = {"game": self._game_view(room, racer, game, now)
+                                     .model_dump(mode="json")}
+                raise error
+            new, after = decision.racer, decision.game
             view = self._game_view(room, new, after, now)
-            applied = [str(m) for m in after.log[len(game.log):]]
             ack = Ack.model_construct(client_move_id=client_move_id, version=new.version,
-                                      race_clock_ms=clock, applied=applied, game=view)
-            events = [self._event(room, now, "progress", racer=racer_id,
-                                  foundation_cards=new.foundation_cards, moves=new.version,
-                                  redeals_used=new.redeals_used, merci_used=new.merci_used,
-                                  status=new.status, reach_time_ms=new.reach_time_ms)]
+                                      race_clock_ms=clock, applied=decision.applied, game=view)
+            events = [present.event(room, now, "progress", racer=racer_id,
+                                    foundation_cards=new.foundation_cards, moves=new.version,
+                                    redeals_used=new.redeals_used, merci_used=new.merci_used,
+                                    status=new.status, reach_time_ms=new.reach_time_ms)]
             if new.final:
-                events.append(self._event(room, now, "finished", racer=racer_id,
-                                          status=new.status))
+                events.append(present.event(room, now, "finished", racer=racer_id,
+                                            status=new.status))
             try:
                 new_rev, _ = await self.store.save_racer(
                     room.id, racer_id, new.model_dump(mode="json"), rev,
-                    answer=(client_move_id, {"version": new.version, "applied": len(applied),
+                    answer=(client_move_id, {"version": new.version,
+                                             "applied": len(decision.applied),
                                              "reach_time_ms": new.reach_time_ms}),
                     events=events,
-                    room_rev=room_rev)
+                    room_rev=room_rev_check)
             except VersionConflict:
                 known = None  # something changed (or the id was answered): read it all
-                self._known_racers.pop((room.id, racer_id), None)
+                self.cache.known_racers.pop((room.id, racer_id), None)
                 continue
             if new.final:
-                self._forget((room.id, racer_id))
-                await self._end_race(room.id)
+                self.cache.forget((room.id, racer_id))
+                await self.timers.end_race(room.id)
             else:
-                self._remember((room.id, racer_id), after, (new, new_rev))
+                self.cache.remember((room.id, racer_id), after, (new, new_rev))
             return ack
         raise VersionConflict("racer too busy")
 
-    async def _known_move(self, ref: str, racer_id: str, expected_version: int
-                          ) -> tuple[RoomRecord, int, int, RacerRecord, int] | None:
+    async def _known_move(self, ref: str, racer_id: str,
+                          expected_version: int) -> _Known | None:
         """``(room, room rev, now, racer, racer rev)`` for a move decided without
         reading the store, or ``None`` when the general path must read: the room
         or the racer's last write unknown here, the race not running, a timer
         due, the result final, or ``expected_version`` not the known one."""
-        known_room = self._known_rooms.get(ref)
-        known_racer = self._known_racers.get((ref, racer_id))
+        known_room = self.cache.known_rooms.get(ref)
+        known_racer = self.cache.known_racers.get((ref, racer_id))
         if known_room is None or known_racer is None:
             return None
         room, room_rev = known_room
@@ -168,35 +164,26 @@ class Play(AuthorityCore):
 
     async def _load_move(self, ref: str, racer_id: str, client_move_id: str
                          ) -> tuple[RoomRecord, int, Record | None, Versioned | None]:
-        """:meth:`_load` for a move: the room (timers advanced), the clock now, the
-        stored answer to ``client_move_id`` and the racer's record, read in one
-        store call (:meth:`~server.store.base.Store.get_move_state`).
+        """:meth:`Timers.load` for a move: the room (timers advanced), the clock
+        now, the stored answer to ``client_move_id`` and the racer's record, read
+        in one store call (:meth:`~server.store.base.Store.get_move_state`).
 
         :raises RoomNotFound:
         """
         if not ref or len(ref) > 64:
             raise err.RoomNotFound(f"no room {ref[:64]!r}")
-        room_id = await self._resolve(ref)
+        room_id = await self.rooms.resolve(ref)
         got, first, racer = await self.store.get_move_state(room_id, racer_id, client_move_id)
         if got is None:
             raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
         room = RoomRecord.model_validate(got.data)
-        self._saw_room(room, got.rev)
+        self.cache.saw_room(room, got.rev)
         now = await self.store.now_ms()
-        due = room.start_at_ms is not None and (
-            (room.state == "countdown" and now >= room.start_at_ms)
-            or (room.state == "racing" and now - room.start_at_ms >= room.time_limit_ms))
-        if due:  # a timer to advance first: the general path, then read again
-            room, _, now = await self._load(room_id)
+        if self.timers.due(room, now):  # a timer to advance first, then read again
+            room, _, now = await self.timers.load(room_id)
             first = await self.store.get_answer(room_id, racer_id, client_move_id)
             racer = await self.store.get_racer(room_id, racer_id)
         return room, now, first, racer
-
-    def _racer_and_game_of(self, room: RoomRecord, racer_id: str,
-                           got: Versioned | None) -> tuple[RacerRecord, int, Game]:
-        """The racer's record (as read) and game; a fresh one if never saved."""
-        racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
-        return racer, (got.rev if got else 0), self._game(room, racer)
 
     async def _first_answer(self, room: RoomRecord, racer_id: str, client_move_id: str,
                             stored: Record, got: Versioned | None) -> Ack:
@@ -221,31 +208,15 @@ class Play(AuthorityCore):
             if got is None:  # the room vanished meanwhile
                 raise err.RoomNotFound(f"no room {room.id!r}", {"room": room.id})
         log = got.data["log"][:version]
-        game = self._replay(room, log)
+        game = self.cache.replay(room, log)
         clock = log[-1][1]
-        status, final = _result(game)
+        status, final = result_of(game)
         then = RacerRecord.model_construct(id=racer_id, status=status, log=log, final=final,
                                            reach_time_ms=stored["reach_time_ms"])
         return Ack.model_construct(
             client_move_id=client_move_id, version=version, race_clock_ms=clock,
             applied=[text for text, _ in log[version - count:]],
-            game=self._game_view_as(then, game, status, not final, clock))
-
-    def _after(self, racer: RacerRecord, game: Game, clock: int) -> RacerRecord:
-        """The racer's record once ``game`` (``racer``'s game plus the entries a
-        move became, at race clock ``clock`` ms) is played. A foundation count
-        that changed makes ``clock`` the reach time (rules.md, "Race ranking")."""
-        pos = game.position
-        log = [*racer.log, *((str(m), clock) for m in game.log[racer.version:])]
-        reach = racer.reach_time_ms
-        if pos.foundation_cards != racer.foundation_cards:
-            reach = clock
-        status, final = _result(game)
-        return RacerRecord.model_construct(  # built from checked values: no re-validation
-            id=racer.id, status=status, log=log, foundation_cards=pos.foundation_cards,
-            redeals_used=pos.redeals_used, merci_used=pos.merci_used, reach_time_ms=reach,
-            finished_ms=clock if final else None, final=final,
-        )
+            game=present.game_view(then, game, status, not final, clock))
 
     # -- results -----------------------------------------------------------------
 
@@ -254,10 +225,9 @@ class Play(AuthorityCore):
 
         :raises RoomNotFound:
         """
-        room, _, _now = await self._load(ref)
-        racers = await self._racers(room)
-        views = [self._racer_view(room, e, racers.get(e.id)) for e in room.roster]
-        return self._standings(room, views)
+        room, _, _now = await self.timers.load(ref)
+        racers = await self.rooms.racers(room)
+        return present.standings(room, self.rooms.racer_views(room, racers))
 
     async def replay(self, ref: str, racer_id: str) -> Replay:
         """A racer's move log with race-clock times; the redeal key once the race
@@ -265,18 +235,18 @@ class Play(AuthorityCore):
 
         :raises RoomNotFound, RacerNotFound:
         """
-        room, _, _now = await self._load(ref)
+        room, _, _now = await self.timers.load(ref)
         entry = room.entry(racer_id)
         if entry is None:
             raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
-        racer, _, _ = await self._racer_and_game(room, racer_id)
+        racer, _, _ = await self.rooms.racer_and_game(room, racer_id)
         revealed = room.state in ("over", "closed")
         return Replay(
-            rules=rules_view(self._ruleset(room)), deal_number=room.deal_number,
+            rules=present.rules_view(self.cache.ruleset(room)), deal_number=room.deal_number,
             redeal_key=room.redeal_key if revealed else None, player=entry.name,
             moves=[ReplayMove(move=m, race_clock_ms=t, version=i)
                    for i, (m, t) in enumerate(racer.log, 1)],
-            result=self._racer_view(room, entry, racer),
+            result=self.rooms.racer_view(room, entry, racer),
         )
 
     async def racer_log(self, ref: str, racer: str) -> RacerLog:
@@ -285,7 +255,7 @@ class Play(AuthorityCore):
 
         :raises RoomNotFound, RacerNotFound:
         """
-        room, _, now = await self._load(ref)
+        room, _, now = await self.timers.load(ref)
         entry = room.entry(racer) or next(
             (e for e in room.roster if e.name.casefold() == racer.casefold()), None)
         if entry is None:
@@ -294,11 +264,11 @@ class Play(AuthorityCore):
                                     {"racer": racer})
         got = await self.store.get_racer(room.id, entry.id)
         record = RacerRecord.model_validate(got.data) if got else RacerRecord(id=entry.id)
-        clock = self._clock(room, now) or 0
+        clock = present.race_clock(room, now) or 0
         finished = record.finished_ms if record.final else clock
         moves = [(str(m), int(t)) for m, t in record.log]
         return RacerLog(
-            room_id=room.id, rules=self._ruleset(room), deal_number=room.deal_number,
+            room_id=room.id, rules=self.cache.ruleset(room), deal_number=room.deal_number,
             redeal_key=bytes.fromhex(room.redeal_key), moves=moves, name=entry.name,
-            join_order=entry.join_order, status=self._status(room, record),
+            join_order=entry.join_order, status=present.racer_status(room, record),
             finished_ms=max(finished or 0, moves[-1][1] if moves else 0))

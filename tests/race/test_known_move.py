@@ -168,8 +168,8 @@ async def test_a_result_made_final_never_ends_before_its_last_move(store: Counti
     move, version = await _next(race, room_id, a)
     ack = await race.move(room_id, a, ta, move, version, "m1")
     assert ack.race_clock_ms >= 2_000
-    room, _, now = await race._load(room_id)
-    done = await race._time_out(room, a, now, at_ms=ack.race_clock_ms - 5)
+    room, _, now = await race.timers.load(room_id)
+    done = await race.timers.time_out(room, a, now, at_ms=ack.race_clock_ms - 5)
     assert done.final and done.status == "timed_out"
     assert done.finished_ms == ack.race_clock_ms
     replay = await race.replay(room_id, a)
@@ -181,13 +181,13 @@ async def test_finished_games_leave_the_cache(store: CountingStore) -> None:
     record go (a view rebuilds the game from the log)."""
     race = RaceAuthority(store)
     room_id, _, a, ta = await _moved_once(race)
-    assert (room_id, a) in race._games and (room_id, a) in race._known_racers
+    assert (room_id, a) in race.cache.games and (room_id, a) in race.cache.known_racers
     await race.resign(room_id, a, ta)
     standings = await race.standings(room_id)  # the other racer still races
     assert not standings.final
     game = await race.game(room_id, a)  # rebuilt from the log for the view
     assert game.final and game.version == 1
-    assert (room_id, a) not in race._games and (room_id, a) not in race._known_racers
+    assert (room_id, a) not in race.cache.games and (room_id, a) not in race.cache.known_racers
     room, host = await race.create_room(RoomOptions(deal=7, countdown_s=0, undo=False))
     solo, token = await race.join(room.id, "solo")
     await race.start(room.id, host)
@@ -199,5 +199,5 @@ async def test_finished_games_leave_the_cache(store: CountingStore) -> None:
             [m for m in view.legal_moves if "-" in m] or view.legal_moves
         await race.move(room.id, solo.id, token, legal[0], view.version, f"s{n}")
     assert (await race.standings(room.id)).final
-    assert not any(key[0] == room.id for key in race._games)
-    assert not any(key[0] == room.id for key in race._known_racers)
+    assert not any(key[0] == room.id for key in race.cache.games)
+    assert not any(key[0] == room.id for key in race.cache.known_racers)

@@ -18,7 +18,7 @@ from server.store.memory import MemoryStore
 async def race() -> AsyncIterator[RaceAuthority]:
     store = MemoryStore()
     authority = RaceAuthority(store)
-    authority.race_over_hooks.append(par_hook(authority))
+    authority.race_over_hooks.append(par_hook(authority.assist))
     yield authority
     await store.close()
 

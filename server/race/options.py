@@ -1,0 +1,32 @@
+"""What a new room may be asked for: :class:`RoomOptions` (docs/protocol.md, ``POST /rooms``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["RoomOptions"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoomOptions:
+    """What ``create_room`` takes (docs/protocol.md, ``POST /rooms``); already
+    shape-checked by the transport, range-checked here."""
+
+    variant: str = "belle-lucie"
+    redeals: int | None = None
+    merci: bool | None = None
+    undo: bool | None = None
+    deal: int | Literal["random", "daily"] = "random"
+    capacity: int = 8
+    time_limit_s: int = 900
+    visibility: Literal["public", "private"] = "public"
+    countdown_s: int = 3
+    redeal_key: bytes | None = None
+    """Internal (not on the wire): replay a recorded game's redeals (ghost rooms)."""
+    ranked: bool = True
+    """Internal: whether final results feed the leaderboards (ghost rooms: no)."""
+    hints: bool = False
+    """Racers may ask the solver for a hint (practice rooms; issue 7)."""
+    winnable_only: bool = False
+    """Draw a deal (and redeal key) the solver proves winnable (issue 7)."""

@@ -1,0 +1,92 @@
+"""Records → views: the race clock, a racer's status, racer / game / room views,
+standings and room events, as pure functions of the stored records and the
+service clock (ms).
+
+Every answer of the authority and every room event is built here, so a view
+and the event that announces it always agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.rules import Game, RuleSet, position_to_json
+
+from .ranking import standings as rank_standings
+from .state import RacerRecord, RoomRecord, RosterEntry
+from .views import GameView, RacerStatus, RacerView, RulesView, Standings
+
+__all__ = [
+    "event",
+    "game_view",
+    "race_clock",
+    "racer_status",
+    "racer_view",
+    "rules_view",
+    "standings",
+]
+
+
+def rules_view(rules: RuleSet) -> RulesView:
+    """The wire view of a rule set."""
+    return RulesView.model_validate(rules.to_json())
+
+
+def race_clock(room: RoomRecord, now: int) -> int | None:
+    """The race clock at service time ``now`` (ms since the start, at most the time
+    limit; frozen at the end), or ``None`` before the start."""
+    if room.start_at_ms is None or room.state in ("waiting", "countdown") \
+            or (room.state == "closed" and room.ended_ms is None):  # closed unstarted
+        return None
+    end = room.ended_ms if room.ended_ms is not None else now
+    return max(0, min(end - room.start_at_ms, room.time_limit_ms))
+
+
+def racer_status(room: RoomRecord, racer: RacerRecord) -> RacerStatus:
+    """The racer's status as shown: ``playing`` once the race runs."""
+    if racer.status == "waiting" and room.state in ("racing", "over"):
+        return "playing"
+    return racer.status
+
+
+def racer_view(room: RoomRecord, entry: RosterEntry, racer: RacerRecord) -> RacerView:
+    """One racer's public progress."""
+    return RacerView(
+        id=entry.id, name=entry.name, join_order=entry.join_order, ready=entry.ready,
+        status=racer_status(room, racer), foundation_cards=racer.foundation_cards,
+        moves=racer.version, redeals_used=racer.redeals_used, merci_used=racer.merci_used,
+        reach_time_ms=racer.reach_time_ms, finished_ms=racer.finished_ms, final=racer.final,
+    )
+
+
+def game_view(racer: RacerRecord, game: Game, status: RacerStatus, active: bool,
+              clock: int | None) -> GameView:
+    """The game view with the racer's ``status``, whether the racer may move
+    (``active``: legal moves and undo listed) and the race clock (ms)."""
+    rules = game.rules
+    pos = game.position
+    return GameView(
+        racer=racer.id, version=racer.version, status=status,
+        final=racer.final, position=position_to_json(pos),
+        legal_moves=[str(m) for m in game.legal_moves()] if active else [],
+        can_undo=active and game.can_undo, redeals_left=rules.redeals - pos.redeals_used,
+        merci_available=rules.merci and not pos.merci_used, moves=racer.version,
+        reach_time_ms=racer.reach_time_ms, race_clock_ms=clock,
+    )
+
+
+def standings(room: RoomRecord, views: list[RacerView]) -> Standings:
+    """The ranked table (rules.md, "Race ranking"), with ``to_par`` when the
+    room knows its par; ``final`` once the race is over. One place for the
+    ``race_over`` event and ``GET …/standings``, so both always agree."""
+    table = rank_standings(views)
+    if room.par is not None:
+        table = [s.model_copy(update={"to_par": room.par - s.foundation_cards})
+                 for s in table]
+    final = room.state == "over" or (room.state == "closed" and room.ended_ms is not None)
+    return Standings(final=final, standings=table, par=room.par)
+
+
+def event(room: RoomRecord, now: int, type_: str, **data: Any) -> dict[str, Any]:
+    """A room event of ``type_`` stamped with the race clock (the store adds ``seq``)."""
+    return {"type": type_, "race_clock_ms": race_clock(room, now), **data}

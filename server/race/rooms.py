@@ -1,0 +1,91 @@
+"""Reading rooms and racers from the store, and the views that need a read.
+
+:class:`Rooms` resolves a room id or short code, reads racer records (a racer
+never saved is a fresh one on the room's deal) and builds room and racer
+views. It never writes: writes belong to the actions (lobby, play, timers).
+"""
+
+from __future__ import annotations
+
+from server.rules import Game
+from server.store.base import Store, Versioned
+
+from . import present
+from .cache import RaceCache
+from .ids import is_code
+from .state import RacerRecord, RoomRecord, RosterEntry
+from .views import RacerView, RoomView
+
+__all__ = ["Rooms"]
+
+
+class Rooms:
+    """Room and racer reads over one store and the process's :class:`RaceCache`."""
+
+    def __init__(self, store: Store, cache: RaceCache) -> None:
+        self.store = store
+        self.cache = cache
+
+    async def resolve(self, ref: str) -> str:
+        """The room id of ``ref`` (an id, or a short code of a live room)."""
+        if len(ref) <= 64 and is_code(ref):
+            found = await self.store.find_room_by_code(ref.upper())
+            if found is not None:
+                return found
+        return ref
+
+    async def racers(self, room: RoomRecord) -> dict[str, RacerRecord]:
+        """Every saved racer record of the room, by racer id."""
+        stored = await self.store.get_racers(room.id)
+        return {rid: RacerRecord.model_validate(v.data) for rid, v in stored.items()}
+
+    def racer_of(self, room: RoomRecord, racer_id: str,
+                 got: Versioned | None) -> tuple[RacerRecord, int]:
+        """The racer's record as read (``got``) and its rev; a fresh one (rev 0)
+        if never saved."""
+        if got is None:
+            return self.cache.fresh(room, racer_id), 0
+        return RacerRecord.model_validate(got.data), got.rev
+
+    async def racer_and_game(self, room: RoomRecord,
+                             racer_id: str) -> tuple[RacerRecord, int, Game]:
+        """The racer's record, its rev and its game."""
+        racer, rev = self.racer_of(room, racer_id,
+                                   await self.store.get_racer(room.id, racer_id))
+        return racer, rev, self.cache.game(room, racer)
+
+    def racer_view(self, room: RoomRecord, entry: RosterEntry,
+                   racer: RacerRecord | None) -> RacerView:
+        """The racer's public progress (a fresh racer when ``racer`` is ``None``)."""
+        return present.racer_view(room, entry, racer or self.cache.fresh(room, entry.id))
+
+    def racer_views(self, room: RoomRecord,
+                    racers: dict[str, RacerRecord]) -> list[RacerView]:
+        """Every racer of the roster, in join order."""
+        return [self.racer_view(room, e, racers.get(e.id)) for e in room.roster]
+
+    async def room_view(self, room: RoomRecord, now: int,
+                        racers: dict[str, RacerRecord] | None = None) -> RoomView:
+        """The room's view at service time ``now`` (ms); racers are read unless
+        given (a waiting room's racers have no moves: none are read)."""
+        if racers is None:
+            racers = await self.racers(room) if room.state != "waiting" else {}
+        starts_in = None
+        if room.state == "countdown" and room.start_at_ms is not None:
+            starts_in = max(0, room.start_at_ms - now)
+        return RoomView(
+            id=room.id, code=room.code, rules=present.rules_view(self.cache.ruleset(room)),
+            deal_number=room.deal_number, state=room.state, capacity=room.capacity,
+            time_limit_ms=room.time_limit_ms, visibility=room.visibility,
+            countdown_ms=room.countdown_ms, starts_in_ms=starts_in,
+            race_clock_ms=present.race_clock(room, now),
+            racers=self.racer_views(room, racers),
+            seq=await self.store.last_seq(room.id),
+            hints=room.hints, winnable_only=room.winnable_only,
+        )
+
+    async def off_lobby(self, room: RoomRecord) -> None:
+        """Take a room that now races, or is closed, off the lobby index: it
+        never waits for racers again (:meth:`Store.add_to_lobby`)."""
+        if room.visibility == "public":
+            await self.store.remove_from_lobby([room.id])

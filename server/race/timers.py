@@ -1,0 +1,235 @@
+"""Room timers and the race's end: the countdown's end, the time limit, final results.
+
+Timers advance lazily: :meth:`Timers.load` (how every action reads a room)
+starts a race whose countdown is over and ends one whose time limit passed,
+before the action looks at it; :meth:`Timers.tick`, run in the background by
+the app, advances the rooms whose timer is due in the store's index. The
+room's compare-and-set makes each transition, and its events, happen once
+across every process. :meth:`Timers.end_race` publishes ``race_over`` once
+every result is final and calls the race-over hooks (leaderboards, par).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from server.errors import VersionConflict
+from server.store.base import Store
+
+from . import errors as err
+from . import present
+from .cache import RaceCache
+from .rooms import Rooms
+from .state import RacerRecord, RoomRecord
+from .views import RacerView
+
+__all__ = ["RETRIES", "RaceConfig", "RaceOverHook", "Timers"]
+
+log = logging.getLogger("server.race")
+
+RETRIES = 16
+"""Compare-and-set attempts of one action before it gives up (``store/busy``)."""
+_SWEEP_BATCH = 32
+_SWEEP_LIMIT = 10_000
+"""Most due timers one sweep handles (the rest: the next sweep, a tick later)."""
+
+RaceOverHook = Callable[[RoomRecord, Sequence[RacerView]], Awaitable[None]]
+"""Called once per race, by the process that ended it, with the final records."""
+
+
+@dataclass(frozen=True, slots=True)
+class RaceConfig:
+    """Authority settings (milliseconds)."""
+
+    ended_ttl_ms: int = 3_600_000
+    """Rooms and all their data vanish this long after the race ends or closes."""
+    waiting_ttl_ms: int = 6 * 3_600_000
+    """A room that never starts vanishes this long after its creation."""
+
+
+def deadline(room: RoomRecord) -> int | None:
+    """The room's pending timer (store clock, ms): the countdown end, the time
+    limit, or ``None`` (waiting, over, closed)."""
+    if room.start_at_ms is None:
+        return None
+    if room.state == "countdown":
+        return room.start_at_ms
+    if room.state == "racing":
+        return room.start_at_ms + room.time_limit_ms
+    return None
+
+
+class Timers:
+    """The race clock's transitions over one store (module docstring)."""
+
+    def __init__(self, store: Store, cache: RaceCache, rooms: Rooms,
+                 config: RaceConfig) -> None:
+        self.store = store
+        self.cache = cache
+        self.rooms = rooms
+        self.config = config
+        self.race_over_hooks: list[RaceOverHook] = []
+        """Called once per race, by the process that ended it (leaderboards, par)."""
+
+    async def load(self, ref: str) -> tuple[RoomRecord, int, int]:
+        """The room (timers advanced), its rev and the service clock now (ms).
+
+        :raises RoomNotFound:
+        """
+        if not ref or len(ref) > 64:
+            raise err.RoomNotFound(f"no room {ref[:64]!r}")
+        room_id = await self.rooms.resolve(ref)
+        for _ in range(RETRIES):
+            got = await self.store.get_room(room_id)
+            if got is None:
+                raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
+            room = RoomRecord.model_validate(got.data)
+            self.cache.saw_room(room, got.rev)
+            now = await self.store.now_ms()
+            if self.due(room, now):
+                if room.state == "countdown":
+                    await self.start_race(room, got.rev)
+                else:
+                    await self.end_race(room.id)
+                continue
+            return room, got.rev, now
+        raise err.RoomNotFound(f"room {ref!r} is too busy; try again")
+
+    @staticmethod
+    def due(room: RoomRecord, now: int) -> bool:
+        """Whether the room's countdown or time limit is over at ``now`` (ms)."""
+        at = deadline(room)
+        return at is not None and now >= at
+
+    async def start_race(self, room: RoomRecord, rev: int) -> None:
+        """Turn a room whose countdown is over to ``racing`` (once)."""
+        new = room.model_copy(update={"state": "racing"})
+        at = deadline(new)
+        assert at is not None
+        await self.store.set_timer(room.id, at)  # before the write: never missing
+        try:
+            await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
+                {"type": "started", "race_clock_ms": 0, "deal_number": room.deal_number}])
+        except VersionConflict:
+            return
+        ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
+        await self.store.expire_room(room.id, ttl)
+        await self.rooms.off_lobby(room)
+
+    async def end_race(self, room_id: str) -> None:
+        """Time out unfinished racers at the time limit, then end the race once.
+
+        Idempotent: only the writer whose compare-and-set turns the room to
+        ``over`` publishes ``race_over``.
+        """
+        for _ in range(RETRIES):
+            got = await self.store.get_room(room_id)
+            if got is None:
+                return
+            room = RoomRecord.model_validate(got.data)
+            if room.state != "racing" or room.start_at_ms is None:
+                return
+            now = await self.store.now_ms()
+            timed_out = now - room.start_at_ms >= room.time_limit_ms
+            racers = await self.rooms.racers(room)
+            for entry in room.roster:
+                racer = racers.get(entry.id)
+                if racer is None or not racer.final:
+                    if not timed_out:
+                        return  # not every result is final yet
+                    racers[entry.id] = await self.time_out(room, entry.id, now)
+            ended = min(now, room.start_at_ms + room.time_limit_ms)
+            over = room.model_copy(update={"state": "over", "ended_ms": ended})
+            views = self.rooms.racer_views(over, racers)
+            table = present.standings(over, views)
+            event = present.event(over, now, "race_over", **table.model_dump(mode="json"))
+            try:
+                await self.store.save_room(room_id, over.model_dump(mode="json"), got.rev, [event])
+            except VersionConflict:
+                continue
+            await self.store.clear_timer(room_id)
+            await self.store.expire_room(room_id, self.config.ended_ttl_ms)
+            for entry in room.roster:
+                self.cache.forget((room_id, entry.id))
+            await self.race_over(over, views)
+            return
+
+    async def race_over(self, room: RoomRecord, views: Sequence[RacerView]) -> None:
+        """Run the race-over hooks; a failing hook is logged, never raised."""
+        for hook in self.race_over_hooks:
+            try:
+                await hook(room, views)
+            except Exception as exc:  # a feed must never undo or block the race end
+                log.error("race-over hook failed: %s", type(exc).__name__, exc_info=exc)
+
+    async def time_out(self, room: RoomRecord, racer_id: str, now: int,
+                       at_ms: int | None = None) -> RacerRecord:
+        """Make the racer's result final as ``timed_out`` at race-clock ``at_ms``
+        (default: the time limit; the host closing the race: the close time),
+        or at the racer's last move if that is later: a move another process
+        accepted while the close was being written (its clock read a few ms
+        after the close's) never lies after the result it belongs to.
+
+        :raises VersionConflict: too many concurrent writes.
+        """
+        for _ in range(RETRIES):
+            got = await self.store.get_racer(room.id, racer_id)
+            racer, rev = self.rooms.racer_of(room, racer_id, got)
+            if racer.final:
+                return racer
+            at = room.time_limit_ms if at_ms is None else at_ms
+            if racer.log:
+                at = max(at, int(racer.log[-1][1]))
+            done = racer.model_copy(update={
+                "status": "timed_out", "final": True, "finished_ms": at})
+            event = {"type": "finished", "race_clock_ms": at,
+                     "racer": racer_id, "status": "timed_out"}
+            try:
+                await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
+                                            rev, events=[event])
+            except VersionConflict:
+                continue
+            return done
+        raise VersionConflict(f"racer {racer_id}: too many concurrent writes")
+
+    async def tick(self) -> int:
+        """Advance the timers that are due (countdown end, time limit); returns
+        how many rooms were looked at. Only rooms with a due timer in the
+        store's index are read (:meth:`Store.due_timers`), so idle, waiting and
+        finished rooms cost nothing. Safe to run in every process at once."""
+        now = await self.store.now_ms()
+        due = await self.store.due_timers(now, _SWEEP_LIMIT)
+        failed: BaseException | None = None
+        # rooms in batches, concurrently: one store round trip per room one after
+        # another took seconds on a busy event loop (countdowns ended late); each
+        # batch also lets sockets in between (the memory store never suspends)
+        for at in range(0, len(due), _SWEEP_BATCH):
+            results = await asyncio.gather(
+                *(self._visit(room_id, timer)
+                  for room_id, timer in due[at:at + _SWEEP_BATCH]),
+                return_exceptions=True)
+            for result in results:
+                if isinstance(result, BaseException) and failed is None:
+                    failed = result
+        if failed is not None:
+            raise failed
+        return len(due)
+
+    async def _visit(self, room_id: str, at: int) -> None:
+        """Advance one room whose timer ``at`` is due, then leave its index entry
+        right: the next deadline of its state, or none (compare-and-delete, so a
+        deadline another process set meanwhile stays)."""
+        try:
+            room, _, _ = await self.load(room_id)
+        except err.RoomNotFound:
+            if await self.store.get_room(room_id) is None:  # gone (not just busy)
+                await self.store.clear_timer(room_id, at)
+            return
+        timer = deadline(room)
+        if timer is None:
+            await self.store.clear_timer(room_id, at)
+        elif timer != at:
+            await self.store.set_timer(room_id, timer)
