@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from .errors import ApiError, MoveRefused, ProtocolError, RoomGone, ServerUnreachable
 from .rest import DEFAULT_SERVER, LucieClient, new_move_id, server_url
-from .room_socket import (
+from .room_messages import (
     ConnectionState,
-    RoomConnection,
     RoomEvent,
     ServerError,
     ServerMessage,
@@ -29,6 +28,7 @@ from .room_socket import (
     Welcome,
     refused_game,
 )
+from .room_socket import RoomConnection
 from .views import (
     AckView,
     CreatedRoom,

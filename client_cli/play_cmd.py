@@ -79,7 +79,8 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
     over for everyone (Ctrl-C stops it sooner). The standings are printed
     at the end of any race.
     """
-    from .board.app import RaceApp, Seat  # Textual loads only for the board
+    from .board.app import RaceApp  # Textual loads only for the board
+    from .board.state import Seat
 
     bots: list[asyncio.Task[object]] = []
     async with LucieClient(url) as client:

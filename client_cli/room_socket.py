@@ -7,8 +7,12 @@ sends moves and matches their acknowledgements by ``client_move_id``, and
 reconnects by itself when the socket drops: it resumes with
 ``?since=<last seq seen>``, re-sends every move not yet acknowledged (the
 server answers a repeated id with its first answer and applies nothing), and
-reports the outage as :class:`ConnectionState` messages so a user interface
-can show it.
+reports the outage as :class:`~client_cli.room_messages.ConnectionState`
+messages so a user interface can show it.
+
+This module is the connection's state: the socket, the resume point, the
+moves in flight, the reconnection loop. The message types and the decoding
+of frames are in :mod:`client_cli.room_messages`.
 
 Usage::
 
@@ -24,7 +28,6 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -33,75 +36,23 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from .errors import ApiError, MoveRefused, ProtocolError, RoomGone, ServerUnreachable
 from .rest import new_move_id, server_url
-from .views import AckView, GameView, RoomView, parse
+from .room_messages import (
+    ConnectionState,
+    Decoded,
+    RoomEvent,
+    ServerError,
+    ServerMessage,
+    Snapshot,
+    Welcome,
+    decode,
+    decode_frame,
+)
+from .views import AckView
 
-__all__ = [
-    "ConnectionState",
-    "RoomConnection",
-    "RoomEvent",
-    "ServerError",
-    "ServerMessage",
-    "Snapshot",
-    "Welcome",
-    "refused_game",
-    "ws_url",
-]
+__all__ = ["RoomConnection", "ws_url"]
 
 CLOSE_ROOM_NOT_FOUND = 4004
 CLOSE_POLICY = 1008
-
-
-@dataclass(frozen=True, slots=True)
-class Welcome:
-    """First message on every (re)connection: who we are (``None`` = spectator)."""
-
-    racer: str | None
-    room: RoomView
-
-
-@dataclass(frozen=True, slots=True)
-class RoomEvent:
-    """A room event: ``type`` (``joined``, ``progress``, ``race_over``…), ``seq``,
-    ``race_clock_ms`` and the event's other fields in ``data``."""
-
-    seq: int
-    type: str
-    race_clock_ms: int | None
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """The full room, sent instead of missed events when the gap was too old."""
-
-    seq: int
-    room: RoomView
-
-
-@dataclass(frozen=True, slots=True)
-class ServerError:
-    """An ``error`` message: the server refused a message (not a move)."""
-
-    code: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class ConnectionState:
-    """The connection dropped (``connected=False``) or came back (``True``).
-
-    ``attempt`` counts reconnection attempts since the drop; ``reason`` says
-    what happened in words.
-    """
-
-    connected: bool
-    reason: str
-    attempt: int = 0
-
-
-ServerMessage = Welcome | RoomEvent | Snapshot | ServerError | ConnectionState | AckView
-"""What iterating a :class:`RoomConnection` yields. Acks of moves sent with
-:meth:`RoomConnection.move` go to that call and are not yielded; others are."""
 
 _END = object()
 
@@ -322,15 +273,15 @@ class RoomConnection:
         return f"connection lost (close code {code})" if code else "connection lost"
 
     def _dispatch(self, raw: str | bytes) -> None:
-        try:
-            msg = json.loads(raw)
-            kind, data = msg.get("t"), msg.get("d") or {}
-        except (ValueError, AttributeError):
+        frame = decode_frame(raw)
+        if frame is None:
             return  # not the protocol: ignore rather than crash
         try:
-            self._handle(kind, data)
+            msg = decode(*frame)
         except (ProtocolError, KeyError, TypeError, ValueError):
             return
+        if msg is not None:
+            self._handle(msg)
 
     def _seen(self, seq: int) -> bool:
         if self.last_seq is not None and seq <= self.last_seq:
@@ -338,59 +289,40 @@ class RoomConnection:
         self.last_seq = seq
         return False
 
-    def _handle(self, kind: Any, data: dict[str, Any]) -> None:
-        if kind == "welcome":
-            room = parse(RoomView, data["room"])
-            self.racer_id = data.get("racer")
+    def _handle(self, msg: Decoded) -> None:
+        """Keep the resume state, answer pending moves and emit the rest."""
+        if isinstance(msg, Welcome):
+            self.racer_id = msg.racer
             if self.last_seq is None:
-                self.last_seq = room.seq
-            self._emit(Welcome(self.racer_id, room))
-        elif kind == "event":
-            seq = int(data["seq"])
-            if self._seen(seq):
+                self.last_seq = msg.room.seq
+            self._emit(msg)
+        elif isinstance(msg, RoomEvent):
+            if self._seen(msg.seq):
                 return
-            etype = str(data.get("type"))
-            if etype == "closed":
+            if msg.type == "closed":
                 self._room_closed = True
-            rest = {k: v for k, v in data.items() if k not in ("seq", "type", "race_clock_ms")}
-            self._emit(RoomEvent(seq, etype, data.get("race_clock_ms"), rest))
-        elif kind == "snapshot":
-            room = parse(RoomView, data["room"])
-            self.last_seq = int(data.get("seq", room.seq))
-            self._emit(Snapshot(self.last_seq, room))
-        elif kind == "ack":
-            ack = parse(AckView, data)
-            entry = self._pending.get(ack.client_move_id)
+            self._emit(msg)
+        elif isinstance(msg, Snapshot):
+            self.last_seq = msg.seq
+            self._emit(msg)
+        elif isinstance(msg, AckView):
+            entry = self._pending.get(msg.client_move_id)
             if entry is not None and not entry[1].done():
-                entry[1].set_result(ack)
+                entry[1].set_result(msg)
             else:
-                self._emit(ack)
-        elif kind == "refused":
-            cid = data.get("client_move_id")
-            game = data.get("game")
-            err = MoveRefused(str(data.get("code", "move/illegal")),
-                              str(data.get("message", "refused")), client_move_id=cid,
-                              game=game if isinstance(game, dict) else None)
+                self._emit(msg)
+        elif isinstance(msg, MoveRefused):
+            cid = msg.client_move_id
             entry = self._pending.get(cid) if isinstance(cid, str) else None
             if entry is not None and not entry[1].done():
-                entry[1].set_exception(err)
+                entry[1].set_exception(msg)
             else:
-                self._emit(ServerError(err.code, err.message))
-        elif kind == "error":
-            self._emit(ServerError(str(data.get("code")), str(data.get("message"))))
+                self._emit(ServerError(msg.code, msg.message))
+        else:
+            self._emit(msg)
 
     def _fail_pending(self, err: ApiError) -> None:
         for _, fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(err)
                 fut.exception()  # mark retrieved: no "never retrieved" warning
-
-
-def refused_game(err: MoveRefused) -> GameView | None:
-    """The current game a refusal carried (``move/stale_version``), if any."""
-    if err.game is None:
-        return None
-    try:
-        return parse(GameView, err.game)
-    except ProtocolError:
-        return None

@@ -6,6 +6,11 @@ refusal's reason, in place, in the message line). Room events move the
 opponents panel; a dropped connection is resumed by
 :class:`~client_cli.api.RoomConnection` while the board stays on screen
 with a "reconnecting" note.
+
+The app is assembled from mixins: :mod:`.controls` (what the player types
+and clicks) and :mod:`.render` (what the board shows); this module holds the
+state and reads the room's messages. :class:`~client_cli.board.state.Seat`
+says who the board races as.
 """
 
 from __future__ import annotations
@@ -13,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -38,27 +42,17 @@ from ..api import (
     StandingView,
     Welcome,
 )
-from ..common import lucie_command
 from .controls import Controls, help_line
-from .model import apply_progress, fmt_clock, points, rank_racers
+from .model import apply_progress, rank_racers
+from .render import Rendering
 from .screens import ResultsScreen
-from .widgets import FanView, FoundationsView, OpponentsPanel
+from .state import Seat
+from .widgets import FoundationsView, OpponentsPanel
 
-__all__ = ["RaceApp", "Seat"]
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    """Who the board races as: server ``url``, ``room`` (id or code), the racer's
-    id and token (both ``None`` to watch) and the host token when we made the room."""
-
-    url: str
-    room: str
-    racer: str | None = None
-    token: str | None = None
-    host_token: str | None = None
+__all__ = ["RaceApp"]
 
 
-class RaceApp(Controls, App[int]):
+class RaceApp(Controls, Rendering, App[int]):
     """Full-screen board for one room (see the module docstring).
 
     Exits with 0, or 1 when the server became unreachable or the room vanished.
@@ -256,119 +250,3 @@ class RaceApp(Controls, App[int]):
     def _set_game(self, game: GameView) -> None:
         if self.game is None or game.version >= self.game.version or game.racer != self.game.racer:
             self.game = game
-
-    # rendering ----------------------------------------------------------
-    def say(self, text: str, kind: str = "") -> None:
-        """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain)."""
-        msg = self.w_message
-        msg.set_classes(kind)
-        msg.update(text)
-
-    def _clock_ms(self) -> int | None:
-        if self.clock_base is None:
-            return None
-        base, t0 = self.clock_base
-        if self.room is not None and self.room.state != "racing":
-            return base
-        return base + int((time.monotonic() - t0) * 1000)
-
-    def _tick(self) -> None:
-        self._render_status()
-        self._render_banner()
-
-    def _render_all(self) -> None:
-        self._render_status()
-        self._render_banner()
-        self._render_board()
-        room = self.room
-        total = room.rules.decks * 52 if room else 52
-        self.w_opponents.show(rank_racers(self.racers.values()), self.seat.racer,
-                                            total)
-
-    def _render_status(self) -> None:
-        room = self.room
-        if room is None:
-            self.w_status.update(f"{self.seat.room} · {self.connection_note}")
-            return
-        parts = [f"room {room.code}", f"deal {room.deal_number or '?'}", room.rules.name
-                 or room.rules.variant, f"{fmt_clock(self._clock_ms())} / "
-                 f"{fmt_clock(room.time_limit_ms)}"]
-        if self.seat.racer:
-            ranked = [r.id for r in rank_racers(self.racers.values())]
-            if self.seat.racer in ranked:
-                me = self.racers[self.seat.racer]
-                parts.append(f"rank {ranked.index(me.id) + 1}/{len(ranked)} "
-                             f"({points(me)} pts)")
-        else:
-            name = self.racers[self.watched].name if self.watched in self.racers else "—"
-            parts.append(f"watching {name}")
-        if self.game is not None:
-            parts.append(f"redeals left {self.game.redeals_left}")
-            if room.rules.merci:
-                parts.append("merci " + ("left" if not self.game.position.merci_used else "used"))
-            parts.append(f"moves {self.game.moves}")
-        parts.append(self.connection_note)
-        self.w_status.update(" · ".join(parts))
-
-    def _render_banner(self) -> None:
-        room = self.room
-        text = ""
-        if self.fatal:
-            text = self.fatal
-        elif self.connection_note.startswith("reconnecting"):
-            text = f"Connection lost: {self.connection_note} The board shows the last state."
-        elif room is None:
-            text = "connecting…"
-        elif room.state == "waiting":
-            if self.seat.host_token:
-                who = "type s and Enter to start"
-            elif self.seat.racer:
-                who = "waiting for the host (or type ready and Enter)"
-            else:
-                who = "waiting for the host to start"
-            text = (f"Room code {room.code} — {who} — others join with: {lucie_command()} "
-                    f"join {room.code}")
-        elif room.state == "countdown" and self.countdown_until is not None:
-            left = max(0.0, self.countdown_until - time.monotonic())
-            text = f"Starting in {int(left) + 1}…" if left > 0 else "Starting…"
-        elif room.state == "over":
-            text = "Race over."
-        elif self.game is not None and self.game.status != "playing":
-            text = {"won": "You won the deal!", "stuck": "Stuck: undo (u) or resign (q)."}.get(
-                self.game.status, f"Your race is over ({self.game.status}); waiting for others.")
-        self.w_banner.update(text)
-
-    def _render_board(self) -> None:
-        game = self.game
-        found = self.w_foundations
-        if game is None:
-            found.show([("C", 0), ("D", 0), ("H", 0), ("S", 0)])
-            return
-        found.show(game.position.foundations)
-        found.set_class("f" in self.targets, "target")
-        key = tuple(tuple(f) for f in game.position.fans)
-        if key != self._fans_key:
-            self._fans_key = key
-            self.run_worker(self._sync_fans(key), group="fans", exit_on_error=False)
-        self._mark_fans()
-
-    async def _sync_fans(self, fans: tuple[tuple[str, ...], ...]) -> None:
-        """Make the fan widgets show ``fans`` (one at a time: removal before mounting)."""
-        async with self._fans_lock:
-            if fans != self._fans_key:
-                return  # a newer table is on its way
-            container = self.w_fans
-            views = list(container.query(FanView))
-            if len(views) != len(fans):
-                await container.remove_children()
-                await container.mount_all([FanView(i + 1, list(f)) for i, f in enumerate(fans)])
-            else:
-                for view, cards in zip(views, fans, strict=True):
-                    await view.show(list(cards))
-            self._mark_fans()
-
-    def _mark_fans(self) -> None:
-        selected = self.selected[0] if self.selected else None
-        for view in self.w_fans.query(FanView):
-            view.set_class(view.fan == selected, "selected")
-            view.set_class(str(view.fan) in self.targets, "target")

@@ -1,6 +1,7 @@
 """What the player does on the board: typed commands, mouse clicks, sending moves.
 
-:class:`Controls` is mixed into :class:`~client_cli.board.app.RaceApp`. A
+:class:`Controls` is mixed into :class:`~client_cli.board.app.RaceApp` (its
+methods are typed against :class:`~client_cli.board.state.Board`). A
 move is sent to the server and nothing changes on the table until the
 server's acknowledgement carries the new game; a refusal's reason is shown
 in the message line. One move is in flight at a time (each names the
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from textual.widgets import Input
 
@@ -22,58 +23,12 @@ from server.rules.cards import card_glyph
 from ..api import ApiError, MoveRefused, refused_game
 from .model import FINAL_STATUSES, merci_targets, targets_for
 from .screens import ConfirmScreen
+from .state import Board
 from .widgets import FanClicked, FoundationClicked
 
 if TYPE_CHECKING:
-    from ..api import (
-        GameView,
-        LucieClient,
-        RacerView,
-        RoomConnection,
-        RoomView,
-        StandingView,
-    )
+    from ..api import GameView, RoomView
     from ..views import RulesView
-    from .app import Seat
-
-
-class _Board(Protocol):
-    """What :class:`Controls` needs of the app it is mixed into."""
-
-    seat: Seat
-    game: GameView | None
-    room: RoomView | None
-    racers: dict[str, RacerView]
-    standings: list[StandingView] | None
-    conn: RoomConnection
-    client: LucieClient
-    fatal: str | None
-    selected: tuple[int, str | None] | None
-    targets: set[str]
-    pending_move: str | None
-    watched: str | None
-    hosts_server: bool
-    own_bots: frozenset[str]
-
-    def say(self, text: str, kind: str = "") -> None: ...
-    def _render_board(self) -> None: ...
-    def _render_all(self) -> None: ...
-    def _set_game(self, game: GameView) -> None: ...
-    async def _refresh_game(self) -> None: ...
-    async def _watch(self, name: str) -> None: ...
-    def _ask_quit(self) -> None: ...
-    def _others_racing(self) -> int: ...
-    async def _resign_and_exit(self) -> None: ...
-    async def _start(self) -> None: ...
-    def _clear_selection(self) -> None: ...
-    def _send(self, text: str) -> None: ...
-    async def _send_move(self, text: str, version: int) -> None: ...
-    def exit(self, result: int | None = None, return_code: int = 0,
-             message: Any = None) -> None: ...
-    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
-    def run_worker(self, work: Any, name: str | None = "", group: str = "default",
-                   description: str = "", exit_on_error: bool = True, start: bool = True,
-                   exclusive: bool = False, thread: bool = False) -> Any: ...
 
 __all__ = ["HELP", "Controls", "help_line", "move_examples", "quit_question", "ready_refusal"]
 
@@ -149,7 +104,7 @@ class Controls:
     watched: str | None
     game: GameView | None
 
-    async def on_input_submitted(self: _Board, event: Input.Submitted) -> None:
+    async def on_input_submitted(self: Board, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
         low = text.lower()
@@ -181,7 +136,7 @@ class Controls:
                 return
             self._send(str(move))
 
-    async def _watch(self: _Board, name: str) -> None:
+    async def _watch(self: Board, name: str) -> None:
         """Spectators: show racer ``name``'s board (``w NAME``)."""
         racer = next((r for r in self.racers.values() if r.name.lower() == name.lower()), None)
         if racer is None:
@@ -194,17 +149,17 @@ class Controls:
         self.say(f"watching {racer.name}", "ok")
         self._render_all()
 
-    def action_leave(self: _Board) -> None:
+    def action_leave(self: Board) -> None:
         """Ctrl+Q: the same as typing ``q``."""
         self._ask_quit()
 
-    def _others_racing(self: _Board) -> int:
+    def _others_racing(self: Board) -> int:
         """Other racers (not this board's own bots) whose race is not over yet."""
         return sum(1 for r in self.racers.values()
                    if r.id != self.seat.racer and r.name not in self.own_bots
                    and r.status not in FINAL_STATUSES)
 
-    def _ask_quit(self: _Board) -> None:
+    def _ask_quit(self: Board) -> None:
         me = self.racers.get(self.seat.racer or "")
         racing = self.room is not None and self.room.state in ("racing", "countdown")
         others = self._others_racing() if self.hosts_server and racing and not self.fatal else 0
@@ -222,7 +177,7 @@ class Controls:
                     self.exit(0)
         self.push_screen(ConfirmScreen(question), callback=done)
 
-    async def _resign_and_exit(self: _Board) -> None:
+    async def _resign_and_exit(self: Board) -> None:
         if self.seat.racer and self.seat.token:
             with contextlib.suppress(ApiError):
                 await self.client.resign(self.seat.room, self.seat.racer, self.seat.token)
@@ -235,7 +190,7 @@ class Controls:
                 await asyncio.sleep(0.05)
         self.exit(0)
 
-    async def _start(self: _Board) -> None:
+    async def _start(self: Board) -> None:
         if not self.seat.host_token:
             self.say("only the host can start the race", "refused")
             return
@@ -245,7 +200,7 @@ class Controls:
             self.say(f"cannot start: {exc.message}", "refused")
 
     # mouse ------------------------------------------------------------------
-    def on_fan_clicked(self: _Board, msg: FanClicked) -> None:
+    def on_fan_clicked(self: Board, msg: FanClicked) -> None:
         game = self.game
         if game is None or self.seat.racer is None or game.status not in ("playing", "stuck"):
             return
@@ -282,20 +237,20 @@ class Controls:
                 self.say("only the top card of a fan can be played", "refused")
         self._render_board()
 
-    def on_foundation_clicked(self: _Board, _: FoundationClicked) -> None:
+    def on_foundation_clicked(self: Board, _: FoundationClicked) -> None:
         if self.selected is None or "f" not in self.targets:
             return
         src, card = self.selected
         self._clear_selection()
         self._send(f"m {card} f" if card else f"{src}f")
 
-    def _clear_selection(self: _Board) -> None:
+    def _clear_selection(self: Board) -> None:
         self.selected = None
         self.targets = set()
         self._render_board()
 
     # moves ------------------------------------------------------------------
-    def _send(self: _Board, text: str) -> None:
+    def _send(self: Board, text: str) -> None:
         if self.seat.racer is None:
             self.say("you are watching; spectators cannot move", "refused")
             return
@@ -309,7 +264,7 @@ class Controls:
         self.say(f"sent {text}…")
         self.run_worker(self._send_move(text, self.game.version), exit_on_error=False)
 
-    async def _send_move(self: _Board, text: str, version: int) -> None:
+    async def _send_move(self: Board, text: str, version: int) -> None:
         try:
             ack = await self.conn.move(text, version)
         except MoveRefused as exc:

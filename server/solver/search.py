@@ -1,5 +1,16 @@
 """Depth-first search over :class:`~server.solver.board.Board` with a transposition table.
 
+Size: one module on purpose (over 350 lines). :class:`Search` is the
+solver's hot loop: the recursive ``_win`` / ``_best`` and the move generator
+they call at every node (``_moves``, ``_targets``, ``_safe``, ``_locks``)
+share one object's private state — the board changed and restored in place,
+the transposition table, the line, the dead ranks ``_best`` keeps up to
+date, the budget counter and the rule flags read once in ``__init__`` — so a
+node costs plain attribute reads on ``self``. Splitting the generator off
+would pass that state between modules or add an indirection per node, for no
+reuse: what stands alone is already in :mod:`~server.solver.board` and
+:mod:`~server.solver.deadlock`.
+
 Two searches share the move generator and the reductions:
 
 * :meth:`Search.win` (mode *known redeals*): is there a line to 52

@@ -11,9 +11,10 @@ import asyncio
 from textual.widgets import DataTable, Input
 
 from client_cli.api import JoinedRoom, LucieClient
-from client_cli.board.app import RaceApp, Seat
+from client_cli.board.app import RaceApp
 from client_cli.board.controls import help_line, move_examples
 from client_cli.board.screens import ConfirmScreen, ResultsScreen
+from client_cli.board.state import Seat
 from client_cli.board.widgets import FanView, OpponentsPanel
 from client_cli.views import RulesView
 

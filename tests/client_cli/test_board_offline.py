@@ -9,9 +9,10 @@ from textual.app import App
 from textual.widgets import Label
 
 import client_cli.board.app
-from client_cli.board.app import RaceApp, Seat
+from client_cli.board.app import RaceApp
 from client_cli.board.controls import quit_question
 from client_cli.board.screens import ConfirmScreen
+from client_cli.board.state import Seat
 from tests.conftest import free_port
 
 from .helpers import until

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from client_cli.api import LucieClient
-from client_cli.board.app import RaceApp, Seat
+from client_cli.board.app import RaceApp
+from client_cli.board.state import Seat
 from tests.redis.cluster import Cluster
 
 from .conftest import Proxy
