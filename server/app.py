@@ -31,6 +31,7 @@ from server.api.ratelimit import BucketMap
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
+from server.errors import StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
 from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.http_protocol import UpgradeHttpToolsProtocol
@@ -39,7 +40,6 @@ from server.runtime.redact import install as install_redaction
 from server.runtime.settings import Settings
 from server.runtime.ws_protocol import ws_protocol_class
 from server.store import open_store
-from server.store.base import StoreError
 
 __all__ = ["create_app", "main"]
 
@@ -68,9 +68,9 @@ async def readyz(request: Request) -> Response:
     try:
         await request.app.state.store.ping()
     except StoreError:
-        return JSONResponse({"error": {"code": "store/unavailable",
+        return JSONResponse({"error": {"code": StoreUnavailable.code,
                                        "message": "the store does not answer"}},
-                            status_code=503)
+                            status_code=StoreUnavailable.status)
     return JSONResponse({"status": "ready", "store": type(request.app.state.store).__name__})
 
 

@@ -1,7 +1,8 @@
 """HTTP error answers: every failure is ``{"error": {"code", "message", "details"?}}``.
 
-Race refusals keep their code and status (:mod:`server.race.errors`); the
-transport adds its own codes below. Nothing here leaks a traceback.
+The codes, their statuses and their classes are the registry's
+(:mod:`server.errors`); this module only maps exceptions to HTTP answers.
+Nothing here leaks a traceback.
 """
 
 from __future__ import annotations
@@ -14,55 +15,31 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
-from server.errors import RaceError, StoreError, StoreUnavailable, VersionConflict
+from server.errors import (
+    REGISTRY,
+    MethodNotAllowed,
+    RaceError,
+    RequestInvalid,
+    RouteNotFound,
+    ServiceError,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+)
 
 __all__ = [
     "RETRY_AFTER_MS",
-    "BadJson",
-    "RateLimited",
-    "RequestTooLarge",
-    "UnsupportedMediaType",
-    "UpgradeRequired",
     "exception_handlers",
+    "store_error_body",
     "validation_details",
 ]
 
 log = logging.getLogger("server.api")
 
-
-class RequestTooLarge(RaceError):
-    """The body or message is larger than the configured limit."""
-
-    code = "request/too_large"
-    status = 413
-
-
-class BadJson(RaceError):
-    """The body is not JSON at all."""
-
-    code = "request/invalid"
-    status = 400
-
-
-class UnsupportedMediaType(RaceError):
-    """A body that is not declared as JSON (``Content-Type: application/json``)."""
-
-    code = "request/invalid"
-    status = 415
-
-
-class UpgradeRequired(RaceError):
-    """A plain HTTP request to the WebSocket endpoint."""
-
-    code = "request/upgrade_required"
-    status = 426
-
-
-class RateLimited(RaceError):
-    """Too many requests from one client."""
-
-    code = "rate/limited"
-    status = 429
+_SCHEMA_STATUS = 422
+"""``request/invalid`` for a JSON body that does not match its schema
+(``REGISTRY["request/invalid"].also_status``)."""
+assert _SCHEMA_STATUS in REGISTRY[RequestInvalid.code].also_status
 
 
 def validation_details(exc: ValidationError) -> list[dict[str, Any]]:
@@ -87,15 +64,18 @@ async def _validation_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, ValidationError)
     details = validation_details(exc)
     if any(d["type"] == "json_invalid" for d in details):
-        return _answer(400, "request/invalid", "the body is not valid JSON", {"errors": details})
-    return _answer(422, "request/invalid", "the request does not match its schema",
+        return _answer(RequestInvalid.status, RequestInvalid.code, "the body is not valid JSON",
+                       {"errors": details})
+    return _answer(_SCHEMA_STATUS, RequestInvalid.code, "the request does not match its schema",
                    {"errors": details})
+
+
+_HTTP_CODES = {cls.status: cls.code for cls in (RouteNotFound, MethodNotAllowed)}
 
 
 async def _http_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    codes = {404: "request/not_found", 405: "request/method_not_allowed"}
-    return _answer(exc.status_code, codes.get(exc.status_code, "request/invalid"),
+    return _answer(exc.status_code, _HTTP_CODES.get(exc.status_code, RequestInvalid.code),
                    str(exc.detail))
 
 
@@ -103,32 +83,43 @@ RETRY_AFTER_MS = 1000
 """The retry hint of ``store/unavailable`` and ``store/busy`` (``Retry-After``
 header in whole seconds, ``details.retry_after_ms`` in the body)."""
 
+_STORE_MESSAGES = {
+    StoreUnavailable.code: "storage is unavailable; try again",
+    VersionConflict.code: "too many concurrent writes; try again",
+}
+
+
+def store_error_body(exc: StoreError) -> dict[str, Any] | None:
+    """The wire error of a store failure that a client may retry, with the
+    retry hint (``{"code", "message", "details"}``); ``None`` for any other
+    store failure (a ``server/error``). The store's own message is never sent."""
+    message = _STORE_MESSAGES.get(exc.code)
+    if message is None:
+        return None
+    return {"code": exc.code, "message": message, "details": {"retry_after_ms": RETRY_AFTER_MS}}
+
 
 async def _store_error(_: Request, exc: Exception) -> Response:
-    hint = {"retry_after_ms": RETRY_AFTER_MS}
-    headers = {"Retry-After": str(max(1, RETRY_AFTER_MS // 1000))}
-    if isinstance(exc, StoreUnavailable):
-        answer = _answer(503, "store/unavailable", "storage is unavailable; try again", hint)
-        answer.headers.update(headers)
-        return answer
-    if isinstance(exc, VersionConflict):
-        answer = _answer(503, "store/busy", "too many concurrent writes; try again", hint)
-        answer.headers.update(headers)
-        return answer
-    log.error("store error: %s", type(exc).__name__)
-    return _answer(500, "server/error", "internal error")
+    assert isinstance(exc, StoreError)
+    body = store_error_body(exc)
+    if body is None:
+        log.error("store error: %s", type(exc).__name__)
+        return _answer(ServiceError.status, ServiceError.code, "internal error")
+    answer = _answer(exc.status, body["code"], body["message"], body["details"])
+    answer.headers["Retry-After"] = str(max(1, RETRY_AFTER_MS // 1000))
+    return answer
 
 
 async def _client_gone(_: Request, exc: Exception) -> Response:
     """The client went away before its body arrived: nothing was done and
     nobody reads the answer, so it is no server error (no traceback)."""
     log.info("client left before its request body arrived")
-    return _answer(400, "request/invalid", "the request body was cut off")
+    return _answer(RequestInvalid.status, RequestInvalid.code, "the request body was cut off")
 
 
 async def _server_error(_: Request, exc: Exception) -> Response:
     log.error("unhandled %s", type(exc).__name__, exc_info=exc)
-    return _answer(500, "server/error", "internal error")
+    return _answer(ServiceError.status, ServiceError.code, "internal error")
 
 
 exception_handlers: dict[Any, Any] = {

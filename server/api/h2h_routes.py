@@ -19,8 +19,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from server.errors import RateLimited, RequestInvalid, RequestTooLarge
 from server.race.authority import RaceAuthority, RoomOptions
-from server.race.errors import RequestInvalid
 from server.race.ghost_room import GhostRooms
 from server.records.ghost import plan_ghost
 from server.records.head_to_head import (
@@ -36,7 +36,6 @@ from server.records.record import GameRecord
 from server.rules import RulesError, get_variant
 from server.rules.daily import daily_deal, parse_date, utc_date
 
-from .errors import RateLimited, RequestTooLarge
 from .h2h_models import (
     CompareBody,
     ComparisonView,

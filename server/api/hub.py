@@ -16,7 +16,7 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, Protocol, cast
 
-from server.errors import EventsTooOld, StoreUnavailable
+from server.errors import CLOSE_TOO_SLOW, EventsTooOld, StoreUnavailable
 from server.runtime.jsoncodec import json_bytes
 
 __all__ = ["EventSource", "Hub", "Item", "Listener"]
@@ -97,7 +97,7 @@ class Listener:
 
     def overflow(self) -> None:
         """Drop what is queued and ask the connection to close (too slow)."""
-        self.close(4000, "too slow: send queue full")
+        self.close(CLOSE_TOO_SLOW, "too slow: send queue full")
         self._on_overflow()
 
     def release(self) -> None:

@@ -5,33 +5,43 @@ no hand-written duplicate."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from typing import Any, cast
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import models_json_schema
 
+from server.errors import REGISTRY
+
 from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
-from .rest import ENDPOINTS, PREFIX
+from .rest import ENDPOINTS, PREFIX, Endpoint
 from .solver_routes import SOLVER_ENDPOINTS
 
-__all__ = ["openapi", "write_docs", "ws_schemas"]
+__all__ = ["check_error_lists", "openapi", "write_docs", "ws_schemas"]
 
 _REF = "#/components/schemas/{model}"
-_STATUS_OF = {
-    "request/invalid": 422, "request/too_large": 413, "auth/missing": 401,
-    "auth/invalid_token": 403, "auth/forbidden": 403, "room/not_found": 404,
-    "racer/not_found": 404, "room/full": 409, "room/not_waiting": 409, "room/not_racing": 409,
-    "room/over": 409, "room/no_racers": 409, "racer/name_taken": 409, "racer/finished": 409,
-    "move/invalid": 400, "move/illegal": 422, "move/stale_version": 409,
-    "replay/invalid": 400, "replay/forged": 422, "compare/different_deal": 409,
-    "ghost/too_many": 503,
-}
 _PARAMS = {"room": "room id or short code", "racer": "racer id",
            "a": "first racer: id or name", "b": "second racer: id or name",
            "variant": "variant id", "date": "UTC date, YYYY-MM-DD"}
 _ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS)
+
+
+def check_error_lists(endpoints: Iterable[Endpoint] = _ALL) -> None:
+    """Every endpoint's error codes are :data:`server.errors.REGISTRY` codes
+    (run at import, so a code outside the registry fails at once).
+
+    :raises ValueError: naming the endpoint and the unknown code.
+    """
+    for ep in endpoints:
+        for code in ep.errors:
+            if code not in REGISTRY:
+                raise ValueError(f"{ep.method} {ep.path}: error code {code!r} is not in "
+                                 "server.errors.REGISTRY")
+
+
+check_error_lists()
 
 
 @cache
@@ -67,7 +77,8 @@ def openapi() -> dict[str, Any]:
         op["responses"][str(ep.status)] = ok
         by_status: dict[int, list[str]] = {}
         for code in ep.errors:
-            by_status.setdefault(_STATUS_OF.get(code, 400), []).append(code)
+            for status in sorted(REGISTRY[code].statuses):
+                by_status.setdefault(status, []).append(code)
         for status, codes in sorted(by_status.items()):
             op["responses"][str(status)] = {
                 "description": "error: " + ", ".join(f"`{c}`" for c in codes),

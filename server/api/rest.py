@@ -17,10 +17,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from server.errors import (
+    RateLimited,
+    RequestInvalid,
+    RequestTooLarge,
+    UnsupportedMediaType,
+    UpgradeRequired,
+)
 from server.race.authority import RaceAuthority, RoomOptions
 from server.race.views import Ack, GameView, RacerView, Replay, RoomView, Standings
 
-from .errors import BadJson, RateLimited, RequestTooLarge, UnsupportedMediaType, UpgradeRequired
 from .models import (
     CreatedRoom,
     CreateRoom,
@@ -86,11 +92,12 @@ def is_json(content_type: str) -> bool:
 
 
 def parse_body(request: Request, raw: bytes, model: type[BaseModel]) -> BaseModel:
-    """The body as ``model``: declared as JSON (else 415), one JSON object with
-    distinct keys (else 400), matching the model (else 422); all
-    ``request/invalid``.
+    """The body as ``model``: declared as JSON (else 415
+    ``request/unsupported_media_type``), one JSON object with distinct keys
+    (else 400 ``request/invalid``), matching the model (else 422
+    ``request/invalid``).
 
-    :raises UnsupportedMediaType, BadJson, pydantic.ValidationError:
+    :raises UnsupportedMediaType, RequestInvalid, pydantic.ValidationError:
     """
     if not is_json(request.headers.get("content-type", "")):
         raise UnsupportedMediaType("the body must be JSON (Content-Type: application/json)",
@@ -98,7 +105,7 @@ def parse_body(request: Request, raw: bytes, model: type[BaseModel]) -> BaseMode
                                                                         "")[:64]})
     problem = json_object_problem(raw)
     if problem is not None:
-        raise BadJson(problem)
+        raise RequestInvalid(problem)
     return model.model_validate_json(raw)
 
 

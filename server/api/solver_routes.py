@@ -14,12 +14,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from server.errors import RateLimited
 from server.race.assist import par_hook
 from server.race.authority import RaceAuthority
 from server.race.views import HintView
 from server.solver import SolverPool
 
-from .errors import RateLimited
 from .ratelimit import BucketMap
 from .rest import PREFIX, Endpoint, bearer_token
 

@@ -6,9 +6,10 @@ Each connection has one receiver (decode → one authority call) and one
 sender draining a bounded queue (:mod:`server.api.hub`), so acks and events
 go out in order and a slow client is closed (4000) without stalling others.
 
-Close codes: 1008 bad token or rate limit, 1009 message too big, 1011 server
-error, 1013 store unavailable (try again later), 4000 too slow, 4004 room not
-found (or gone). A move the store could not take is refused with
+Close codes (each the registry's for its error code, :data:`server.errors.REGISTRY`):
+1008 bad token or rate limit, 1009 message too big, 1011 server error, 1013
+store unavailable (try again later), 4000 too slow, 4004 room not found (or
+gone). A move the store could not take is refused with
 ``store/unavailable`` and ``details.retry_after_ms``; resend it with the same
 client move id.
 """
@@ -23,14 +24,27 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from server.errors import EventsTooOld, StoreError, VersionConflict
+from server.errors import (
+    CLOSE_TOO_SLOW,
+    AuthForbidden,
+    AuthInvalidToken,
+    AuthMissing,
+    EventsTooOld,
+    RaceError,
+    RateLimited,
+    RequestInvalid,
+    RequestTooLarge,
+    RoomNotFound,
+    ServiceError,
+    StoreError,
+    StoreUnavailable,
+)
 from server.race.authority import RaceAuthority
-from server.race.errors import RaceError, RoomNotFound
 from server.race.views import RoomView
 from server.runtime.jsoncodec import json_bytes
 from server.runtime.settings import Settings
 
-from .errors import RETRY_AFTER_MS, validation_details
+from .errors import store_error_body, validation_details
 from .hub import Hub, Listener
 from .models import (
     AuthIn,
@@ -58,12 +72,19 @@ def _text(t: str, d: Any = None) -> str:
 
 
 def _store_error(exc: StoreError) -> dict[str, Any]:
-    """The wire error of a store failure, with the retry hint."""
-    if isinstance(exc, VersionConflict):
-        code, message = "store/busy", "too many concurrent writes; try again"
-    else:
-        code, message = "store/unavailable", "storage is unavailable; try again"
-    return {"code": code, "message": message, "details": {"retry_after_ms": RETRY_AFTER_MS}}
+    """The wire error of a store failure, with the retry hint (any store
+    failure but a write conflict is told as ``store/unavailable``)."""
+    body = store_error_body(exc)
+    if body is None:
+        body = store_error_body(StoreUnavailable())
+        assert body is not None
+    return body
+
+
+def _close(cls: type[ServiceError], text: str = "") -> tuple[int, str]:
+    """The registry's close code of ``cls`` and its reason (the code, then ``text``)."""
+    assert cls.close is not None, f"{cls.code} closes no socket"
+    return cls.close, f"{cls.code}: {text}" if text else cls.code
 
 
 class _Connection:
@@ -92,7 +113,8 @@ class _Connection:
         log.info("closing a slow socket of room %s", self.room_id)
         if self._sender_task is not None:
             self._sender_task.cancel()
-        self._kick = asyncio.create_task(self._force_close(4000, "too slow: send queue full"))
+        self._kick = asyncio.create_task(self._force_close(CLOSE_TOO_SLOW,
+                                                           "too slow: send queue full"))
 
     async def _force_close(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
@@ -132,8 +154,8 @@ class _Connection:
         try:
             room = await self.authority.get_room(self.room_id)
             if since is not None and since > room.seq:  # no client saw such an event
-                await self.ws.close(1008, f"request/invalid: since {since} is after the "
-                                          f"room's last event ({room.seq})")
+                await self.ws.close(*_close(RequestInvalid, f"since {since} is after the "
+                                                            f"room's last event ({room.seq})"))
                 return
             await self._welcome(room)
             if since is not None and since != self.last_seq:
@@ -186,7 +208,7 @@ class _Connection:
             elif kind == "resync":
                 await self._snapshot()
             elif kind == "gone":
-                await self.ws.close(4004, "room/not_found: the room is gone")
+                await self.ws.close(*_close(RoomNotFound, "the room is gone"))
                 return
             elif kind == "close":
                 await self.ws.close(seq, text)
@@ -202,20 +224,20 @@ class _Connection:
             if raw is None:
                 raw = message.get("bytes") or b""
             if not self.bucket.take():
-                self.listener.close(1008, "rate/limited: too many messages")
+                self.listener.close(*_close(RateLimited, "too many messages"))
                 return
             if len(raw) > limit:
-                self.listener.close(1009, f"request/too_large: messages are at most {limit} B")
+                self.listener.close(*_close(RequestTooLarge, f"messages are at most {limit} B"))
                 return
             problem = json_object_problem(raw)
             if problem is not None:
-                self.push("error", {"code": "request/invalid",
+                self.push("error", {"code": RequestInvalid.code,
                                     "message": f"not a valid client message: {problem}"})
                 continue
             try:
                 msg = client_message(raw)
             except ValidationError as exc:
-                self.push("error", {"code": "request/invalid",
+                self.push("error", {"code": RequestInvalid.code,
                                     "message": "not a valid client message",
                                     "details": {"errors": validation_details(exc)[:5]}})
                 continue
@@ -233,7 +255,7 @@ class _Connection:
             body = msg.d
             if self.racer_id is None:
                 self.push("refused", {"client_move_id": body.client_move_id,
-                                      "code": "auth/missing",
+                                      "code": AuthMissing.code,
                                       "message": "spectators cannot move; send auth first"})
                 return
             try:
@@ -254,20 +276,20 @@ class _Connection:
             self.listener.push(("msg", 0, '{"t":"ack","d":' + ack.model_dump_json() + "}"))
         elif isinstance(msg, AuthIn):
             if self.racer_id is not None:
-                self.push("error", {"code": "auth/forbidden",
+                self.push("error", {"code": AuthForbidden.code,
                                     "message": "this socket is already a racer's"})
                 return
             try:
                 _, racer_id = await self.authority.authenticate(self.room_id, msg.d.token)
             except RaceError:
-                self.listener.close(1008, "auth/invalid_token")
+                self.listener.close(*_close(AuthInvalidToken))
                 return
             self.racer_id, self.token = racer_id, msg.d.token
             room = await self.authority.get_room(self.room_id)
             self.push("welcome", {"racer": racer_id, "room": room.model_dump(mode="json")})
         elif isinstance(msg, ReadyIn | ResignIn):
             if self.racer_id is None:
-                self.push("error", {"code": "auth/missing", "message": "racers only"})
+                self.push("error", {"code": AuthMissing.code, "message": "racers only"})
                 return
             if isinstance(msg, ReadyIn):
                 await self.authority.set_ready(self.room_id, self.racer_id, self.token,
@@ -285,13 +307,13 @@ async def room_socket(ws: WebSocket) -> None:
         since = None
         if since_raw is not None:
             if not since_raw.isdigit() or len(since_raw) > 18:
-                await ws.close(1008, "request/invalid: since is a sequence number")
+                await ws.close(*_close(RequestInvalid, "since is a sequence number"))
                 return
             since = int(since_raw)
         try:
             room_id = (await authority.get_room(ws.path_params["room"])).id
         except RoomNotFound:
-            await ws.close(4004, "room/not_found")
+            await ws.close(*_close(RoomNotFound))
             return
         token = bearer_token(ws.headers)
         racer_id = None
@@ -299,15 +321,15 @@ async def room_socket(ws: WebSocket) -> None:
             try:
                 _, racer_id = await authority.authenticate(room_id, token)
             except RaceError:
-                await ws.close(1008, "auth/invalid_token")
+                await ws.close(*_close(AuthInvalidToken))
                 return
         await _Connection(ws, room_id, racer_id, token).run(since)
     except WebSocketDisconnect:
         return
     except StoreError:  # Redis away: tell the client to come back (IANA 1013)
         with contextlib.suppress(Exception):
-            await ws.close(1013, "store/unavailable: try again in a second")
+            await ws.close(*_close(StoreUnavailable, "try again in a second"))
     except Exception as exc:  # never leak a traceback to the peer
         log.error("websocket handler failed: %s", type(exc).__name__, exc_info=exc)
         with contextlib.suppress(Exception):
-            await ws.close(1011, "server/error")
+            await ws.close(*_close(ServiceError))

@@ -33,7 +33,7 @@ from typing import Final, Generic, Protocol, TypeVar
 from server.rules import RuleSet
 
 from .authority import RaceAuthority
-from .errors import RaceError
+from .errors import RaceError, TooManyGhosts
 from .options import RoomOptions
 from .state import RoomRecord
 from .views import RacerView, RoomView
@@ -107,13 +107,6 @@ def ghost_name(name: str) -> str:
 
 class _Stop(Exception):
     pass
-
-
-class TooManyGhosts(RaceError):
-    """This process already drives :data:`MAX_DRIVERS` ghosts; try again later."""
-
-    code = "ghost/too_many"
-    status = 503
 
 
 class GhostRooms(Generic[R]):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Final, Literal
 
+from server.errors import CompareDifferentDeal
 from server.rules import deal, new_game
 from server.rules.ranking import ranking_key
 
@@ -51,10 +52,9 @@ Who = Literal["a", "b"]
 _RULE_NAMES: Final = ("foundation_cards", "reach_time", "moves", "join_order")
 
 
-class CompareError(ValueError):
-    """The two games cannot be compared: different deal number or rule set."""
-
-    code = "compare/different_deal"
+CompareError = CompareDifferentDeal
+"""The two games cannot be compared: different deal number or rule set
+(:class:`server.errors.CompareDifferentDeal`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,14 +294,16 @@ def compare(a: GameRecord, b: GameRecord, *, until_ms: int | None = None) -> Com
     layout's time and the lead run until then); finished sides end at their
     ``finished_ms``.
 
-    :raises CompareError: different deal numbers or rule sets.
+    :raises CompareDifferentDeal: different deal numbers or rule sets (``CompareError``).
     :raises IllegalLogMove: a log does not replay (a bug upstream, or a
         record that was not checked).
     """
     if a.deal_number != b.deal_number or a.rules != b.rules:
-        raise CompareError(
+        raise CompareDifferentDeal(
             f"games on different deals or rules: {a.rules.id} #{a.deal_number} "
-            f"vs {b.rules.id} #{b.deal_number}")
+            f"vs {b.rules.id} #{b.deal_number}", {
+                "a": {"variant": a.rules.id, "deal_number": a.deal_number},
+                "b": {"variant": b.rules.id, "deal_number": b.deal_number}})
     side_a, side_b = _side(a, until_ms), _side(b, until_ms)
     return Comparison(
         deal_number=a.deal_number,

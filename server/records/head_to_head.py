@@ -4,7 +4,7 @@ The glue between live racers' logs and the pure :mod:`server.records.compare`
 / :mod:`server.records.replay_file`: a game is named by a :class:`RacerRef`
 (room id or code + racer id or name) and read through :class:`LiveGames`
 (the race authority keeps that interface: ``RaceAuthority.racer_log``), or
-given as an imported replay document. Refusals are :class:`~server.race.errors.RaceError`\\ s
+given as an imported replay document. Refusals are :class:`~server.errors.RaceError`\\ s
 with the codes ``replay/invalid`` (400), ``replay/forged`` (422) and
 ``compare/different_deal`` (409), plus the authority's ``room/not_found``
 and ``racer/not_found``.
@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server.errors import RaceError
+from server.errors import CompareDifferentDeal, ReplayForged, ReplayInvalid
 from server.rules import Move, RuleSet
 
-from .compare import CompareError, Comparison, compare
+from .compare import Comparison, compare
 from .record import GameRecord, TimedMove
-from .replay_file import ReplayError, import_replay
+from .replay_file import import_replay
 
 __all__ = [
     "CompareDifferentDeal",
@@ -41,25 +41,11 @@ __all__ = [
 ]
 
 
-class ReplayInvalidError(RaceError):
-    """An imported replay that is not a readable replay document."""
+ReplayInvalidError = ReplayInvalid
+"""An imported replay that is not a readable replay document (:mod:`server.errors`)."""
 
-    code = "replay/invalid"
-    status = 400
-
-
-class ReplayForgedError(RaceError):
-    """An imported replay whose log or result does not hold up when replayed."""
-
-    code = "replay/forged"
-    status = 422
-
-
-class CompareDifferentDeal(RaceError):
-    """Two games on different deal numbers or rule sets."""
-
-    code = "compare/different_deal"
-    status = 409
+ReplayForgedError = ReplayForged
+"""An imported replay whose log or result does not hold up when replayed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +64,7 @@ def check_replay(document: Any) -> GameRecord:
 
     :raises ReplayInvalidError, ReplayForgedError:
     """
-    try:
-        return import_replay(document)
-    except ReplayError as exc:
-        cls = ReplayForgedError if exc.code == "replay/forged" else ReplayInvalidError
-        raise cls(exc.message, exc.details) from None
+    return import_replay(document)
 
 
 class LiveLog(Protocol):
@@ -158,12 +140,7 @@ async def compare_sources(games: LiveGames, a: Source, b: Source) -> Comparison:
     if rooms[0] is None or rooms[0] != rooms[1]:
         ra = _without_join(ra)
         rb = _without_join(rb)
-    try:
-        return compare(ra, rb)
-    except CompareError as exc:
-        raise CompareDifferentDeal(str(exc), {
-            "a": {"variant": ra.rules.id, "deal_number": ra.deal_number},
-            "b": {"variant": rb.rules.id, "deal_number": rb.deal_number}}) from None
+    return compare(ra, rb)
 
 
 def _without_join(record: GameRecord) -> GameRecord:

@@ -40,6 +40,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from server.errors import ReplayError, ReplayForged, ReplayInvalid
 from server.rules import Move, RulesError, RuleSet
 
 from .record import GameRecord, IllegalLogMove, TimedMove, timeline
@@ -59,29 +60,6 @@ FORMAT: Final = "lucie-replay"
 FORMAT_VERSION: Final = 1
 MAX_MOVES: Final = 20_000
 """Longest move log a replay file may hold."""
-
-
-class ReplayError(ValueError):
-    """A replay document refused; ``code`` is the wire error code, ``details`` a JSON object."""
-
-    code = "replay/error"
-
-    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details = details or {}
-
-
-class ReplayInvalid(ReplayError):
-    """Not a readable replay document (shape, version, rules, deal, key, move text)."""
-
-    code = "replay/invalid"
-
-
-class ReplayForged(ReplayError):
-    """A readable document whose log or result does not hold up when replayed."""
-
-    code = "replay/forged"
 
 
 class _Model(BaseModel):

@@ -39,7 +39,14 @@ from typing import Any
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from server.errors import RequestInvalid
+
 __all__ = ["SansIOProtocol", "ws_protocol_class"]
+
+_NOT_UTF8 = 1007
+"""Close code for socket text that is not UTF-8 (RFC 6455 "invalid frame payload
+data"; ``REGISTRY["request/invalid"].also_close``)."""
+assert _NOT_UTF8 in RequestInvalid.spec.also_close
 
 
 class _ClosesWithoutWaiting:
@@ -95,7 +102,8 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
                     text.decode()
                 except UnicodeDecodeError:
                     self.frames = []
-                    self.conn.send_close(1007, "request/invalid: text that is not UTF-8")
+                    self.conn.send_close(_NOT_UTF8,
+                                         f"{RequestInvalid.code}: text that is not UTF-8")
                     self.handle_parser_exception()
                     return
         super().send_receive_event_to_app()

@@ -27,22 +27,26 @@ def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-@pytest.mark.parametrize(("body", "headers", "status"), [
-    (b"null", JSON, 400),
-    (b"", JSON, 400),
-    (b"   ", JSON, 400),
-    (b"[]", JSON, 400),
-    (b'"deal"', JSON, 400),
-    (b'{"deal": 5, "deal": 6}', JSON, 400),
-    (b'{"deal": 5}', {"content-type": "text/plain"}, 415),
-    (b'{"deal": 5}', {"content-type": "application/x-www-form-urlencoded"}, 415),
-    (b'{"deal": 5}', {}, 415),
+_MEDIA = "request/unsupported_media_type"
+
+
+@pytest.mark.parametrize(("body", "headers", "status", "code"), [
+    (b"null", JSON, 400, "request/invalid"),
+    (b"", JSON, 400, "request/invalid"),
+    (b"   ", JSON, 400, "request/invalid"),
+    (b"[]", JSON, 400, "request/invalid"),
+    (b'"deal"', JSON, 400, "request/invalid"),
+    (b'{"deal": 5, "deal": 6}', JSON, 400, "request/invalid"),
+    (b'{"deal": 5}', {"content-type": "text/plain"}, 415, _MEDIA),
+    (b'{"deal": 5}', {"content-type": "application/x-www-form-urlencoded"}, 415, _MEDIA),
+    (b'{"deal": 5}', {}, 415, _MEDIA),
 ])
 def test_create_room_needs_a_json_object(client: TestClient, body: bytes,
-                                         headers: dict[str, str], status: int) -> None:
+                                         headers: dict[str, str], status: int,
+                                         code: str) -> None:
     r = client.post("/api/v1/rooms", content=body, headers=headers)
     assert r.status_code == status, r.text
-    assert r.json()["error"]["code"] == "request/invalid"
+    assert r.json()["error"]["code"] == code
     assert client.get("/api/v1/rooms").json()["rooms"] == []
 
 
