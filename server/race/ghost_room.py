@@ -29,11 +29,12 @@ import logging
 from dataclasses import replace
 from typing import Final
 
+from server.records.ghost import Ghost, GhostProgress, run_ghost
+from server.records.record import GameRecord
+
 from .authority import RaceAuthority
 from .core import RoomOptions
 from .errors import RaceError
-from .ghost import Ghost, GhostProgress, run_ghost
-from .record import GameRecord
 from .state import RoomRecord
 from .views import RacerView, RoomView
 

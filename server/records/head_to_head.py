@@ -18,14 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from server.race.authority import RaceAuthority
+from server.race.errors import RaceError, RacerNotFound
+from server.race.state import RacerRecord, RoomRecord
 from server.rules import Move, RuleSet
 
-from .authority import RaceAuthority
 from .compare import CompareError, Comparison, compare
-from .errors import RaceError, RacerNotFound
 from .record import GameRecord, TimedMove
 from .replay_file import ReplayError, import_replay
-from .state import RacerRecord, RoomRecord
 
 __all__ = [
     "CompareDifferentDeal",
