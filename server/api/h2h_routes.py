@@ -94,7 +94,7 @@ def _date(text: str) -> date:
 
 
 async def _today(request: Request) -> date:
-    return utc_date(await _authority(request).store.now_ms())
+    return utc_date(await _authority(request).store.clock.now_ms())
 
 
 def _source(src: GameSource) -> Source:

@@ -1,7 +1,7 @@
 """Per-process fan-out of room events to WebSocket connections.
 
 One :class:`RoomFeed` per room with listeners in this process reads the
-store's event log (:meth:`server.store.base.Store.subscribe`), encodes each
+store's event log (:meth:`server.store.base.RoomEventLog.subscribe`), encodes each
 event once, and hands it to every listener without waiting: a listener whose
 bounded queue is full is told to go (:meth:`Listener.overflow`), so a slow
 client never stalls the others. The feed stops when its last listener leaves.
@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import cast
 
-from server.store.base import Event, EventsTooOld, Store, StoreUnavailable, json_bytes
+from server.store.base import Event, EventsTooOld, LiveStore, StoreUnavailable, json_bytes
 
 __all__ = ["Hub", "Item", "Listener"]
 
@@ -101,7 +101,7 @@ class Listener:
 class RoomFeed:
     """The events of one room for this process's listeners."""
 
-    def __init__(self, store: Store, room_id: str, since: int) -> None:
+    def __init__(self, store: LiveStore, room_id: str, since: int) -> None:
         self.store = store
         self.room_id = room_id
         self.since = since
@@ -112,7 +112,7 @@ class RoomFeed:
         while self.listeners:
             try:
                 subscription = cast(AsyncGenerator[Event, None],
-                                    self.store.subscribe(self.room_id, self.since))
+                                    self.store.events.subscribe(self.room_id, self.since))
                 async with contextlib.aclosing(subscription) as events:
                     async for event in events:
                         self.since = event["seq"]
@@ -123,7 +123,7 @@ class RoomFeed:
                     listener.push(("gone", 0, ""))
                 return
             except EventsTooOld:
-                self.since = await self.store.last_seq(self.room_id)
+                self.since = await self.store.events.last_seq(self.room_id)
                 for listener in list(self.listeners):
                     listener.push(("resync", self.since, ""))
             except StoreUnavailable:
@@ -140,7 +140,7 @@ class RoomFeed:
 class Hub:
     """Room feeds of this process, started on the first listener of a room."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: LiveStore) -> None:
         self.store = store
         self._feeds: dict[str, RoomFeed] = {}
 
@@ -148,7 +148,7 @@ class Hub:
         """Deliver every event of the room committed from now on to ``listener``."""
         feed = self._feeds.get(room_id)
         if feed is None or feed.task is None or feed.task.done():
-            since = await self.store.last_seq(room_id)
+            since = await self.store.events.last_seq(room_id)
             feed = self._feeds.get(room_id)
             if feed is None or feed.task is None or feed.task.done():
                 feed = self._feeds[room_id] = RoomFeed(self.store, room_id, since)

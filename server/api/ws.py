@@ -116,7 +116,7 @@ class _Connection:
     async def _catch_up(self, until: int | None) -> None:
         """Send logged events after ``last_seq`` (up to ``until``), or a snapshot."""
         try:
-            events = await self.authority.store.events_since(self.room_id, self.last_seq)
+            events = await self.authority.store.events.events_since(self.room_id, self.last_seq)
         except EventsTooOld:
             await self._snapshot()
             return

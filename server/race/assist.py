@@ -149,7 +149,7 @@ async def _store_par(authority: AuthorityCore, room: RoomRecord, views: list[Rac
         return
     value = max(value, *(v.foundation_cards for v in views), 0)
     for _ in range(_RETRIES):
-        got = await authority.store.get_room(room.id)
+        got = await authority.store.rooms.get_room(room.id)
         if got is None:
             return
         current = RoomRecord.model_validate(got.data)
@@ -157,11 +157,11 @@ async def _store_par(authority: AuthorityCore, room: RoomRecord, views: list[Rac
             return
         new = current.model_copy(update={"par": value})
         table = authority._standings(new, views)
-        now = await authority.store.now_ms()
+        now = await authority.store.clock.now_ms()
         event = authority._event(new, now, "par", **table.model_dump(mode="json"))
         try:
-            await authority.store.save_room(room.id, new.model_dump(mode="json"), got.rev,
-                                            [event])
+            await authority.store.rooms.save_room(room.id, new.model_dump(mode="json"), got.rev,
+                                                  [event])
         except VersionConflict:
             continue
         return

@@ -24,7 +24,7 @@ from server.rules import (
     replay,
 )
 from server.solver import SolverPool
-from server.store.base import Store, VersionConflict
+from server.store.base import LiveStore, VersionConflict
 
 from . import errors as err
 from .ids import (
@@ -104,7 +104,7 @@ class AuthorityCore:
     """Base of :class:`~server.race.authority.RaceAuthority` (see there)."""
     """See the module docstring. One instance per process, over one store."""
 
-    def __init__(self, store: Store, config: RaceConfig | None = None) -> None:
+    def __init__(self, store: LiveStore, config: RaceConfig | None = None) -> None:
         self.store = store
         self.config = config or RaceConfig()
         self._games: OrderedDict[tuple[str, str], Game] = OrderedDict()
@@ -212,7 +212,7 @@ class AuthorityCore:
         )
 
     async def _racers(self, room: RoomRecord) -> dict[str, RacerRecord]:
-        stored = await self.store.get_racers(room.id)
+        stored = await self.store.racers.get_racers(room.id)
         return {rid: RacerRecord.model_validate(v.data) for rid, v in stored.items()}
 
     async def _room_view(self, room: RoomRecord, now: int,
@@ -229,7 +229,7 @@ class AuthorityCore:
             countdown_ms=room.countdown_ms, starts_in_ms=starts_in,
             race_clock_ms=self._clock(room, now),
             racers=[self._racer_view(room, e, racers.get(e.id)) for e in room.roster],
-            seq=await self.store.last_seq(room.id),
+            seq=await self.store.events.last_seq(room.id),
             hints=room.hints, winnable_only=room.winnable_only,
         )
 
@@ -273,7 +273,7 @@ class AuthorityCore:
 
     async def _resolve(self, ref: str) -> str:
         if len(ref) <= 64 and is_code(ref):
-            found = await self.store.find_room_by_code(ref.upper())
+            found = await self.store.rooms.find_room_by_code(ref.upper())
             if found is not None:
                 return found
         return ref
@@ -287,12 +287,12 @@ class AuthorityCore:
             raise err.RoomNotFound(f"no room {ref[:64]!r}")
         room_id = await self._resolve(ref)
         for _ in range(_RETRIES):
-            got = await self.store.get_room(room_id)
+            got = await self.store.rooms.get_room(room_id)
             if got is None:
                 raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
             room = RoomRecord.model_validate(got.data)
             self._saw_room(room, got.rev)
-            now = await self.store.now_ms()
+            now = await self.store.clock.now_ms()
             if room.state == "countdown" and room.start_at_ms is not None \
                     and now >= room.start_at_ms:
                 await self._start_race(room, got.rev)
@@ -320,21 +320,21 @@ class AuthorityCore:
         new = room.model_copy(update={"state": "racing"})
         deadline = self._deadline(new)
         assert deadline is not None
-        await self.store.set_timer(room.id, deadline)  # before the write: never missing
+        await self.store.indexes.set_timer(room.id, deadline)  # before the write: never missing
         try:
-            await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
+            await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [
                 {"type": "started", "race_clock_ms": 0, "deal_number": room.deal_number}])
         except VersionConflict:
             return
         ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
-        await self.store.expire_room(room.id, ttl)
+        await self.store.rooms.expire_room(room.id, ttl)
         await self._off_lobby(room)
 
     async def _off_lobby(self, room: RoomRecord) -> None:
         """Take a room that now races, or is closed, off the lobby index: it
-        never waits for racers again (:meth:`Store.add_to_lobby`)."""
+        never waits for racers again (:meth:`RoomIndexes.add_to_lobby`)."""
         if room.visibility == "public":
-            await self.store.remove_from_lobby([room.id])
+            await self.store.indexes.remove_from_lobby([room.id])
 
     async def _end_race(self, room_id: str) -> None:
         """Time out unfinished racers at the time limit, then end the race once.
@@ -343,13 +343,13 @@ class AuthorityCore:
         ``over`` publishes ``race_over``.
         """
         for _ in range(_RETRIES):
-            got = await self.store.get_room(room_id)
+            got = await self.store.rooms.get_room(room_id)
             if got is None:
                 return
             room = RoomRecord.model_validate(got.data)
             if room.state != "racing" or room.start_at_ms is None:
                 return
-            now = await self.store.now_ms()
+            now = await self.store.clock.now_ms()
             timed_out = now - room.start_at_ms >= room.time_limit_ms
             racers = await self._racers(room)
             for entry in room.roster:
@@ -364,11 +364,12 @@ class AuthorityCore:
             table = self._standings(over, views)
             event = self._event(over, now, "race_over", **table.model_dump(mode="json"))
             try:
-                await self.store.save_room(room_id, over.model_dump(mode="json"), got.rev, [event])
+                await self.store.rooms.save_room(room_id, over.model_dump(mode="json"), got.rev,
+                                                 [event])
             except VersionConflict:
                 continue
-            await self.store.clear_timer(room_id)
-            await self.store.expire_room(room_id, self.config.ended_ttl_ms)
+            await self.store.indexes.clear_timer(room_id)
+            await self.store.rooms.expire_room(room_id, self.config.ended_ttl_ms)
             for entry in room.roster:
                 self._forget((room_id, entry.id))
             await self._race_over_hooks(over, views)
@@ -389,7 +390,7 @@ class AuthorityCore:
         accepted while the close was being written (its clock read a few ms
         after the close's) never lies after the result it belongs to."""
         for _ in range(_RETRIES):
-            got = await self.store.get_racer(room.id, racer_id)
+            got = await self.store.racers.get_racer(room.id, racer_id)
             racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
             if racer.final:
                 return racer
@@ -401,8 +402,8 @@ class AuthorityCore:
             event = {"type": "finished", "race_clock_ms": at,
                      "racer": racer_id, "status": "timed_out"}
             try:
-                await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
-                                            got.rev if got else 0, events=[event])
+                await self.store.racers.save_racer(room.id, racer_id, done.model_dump(mode="json"),
+                                                   got.rev if got else 0, events=[event])
             except VersionConflict:
                 continue
             return done
@@ -411,10 +412,10 @@ class AuthorityCore:
     async def tick(self) -> int:
         """Advance the timers that are due (countdown end, time limit); returns
         how many rooms were looked at. Only rooms with a due timer in the
-        store's index are read (:meth:`Store.due_timers`), so idle, waiting and
+        store's index are read (:meth:`RoomIndexes.due_timers`), so idle, waiting and
         finished rooms cost nothing. Safe to run in every process at once."""
-        now = await self.store.now_ms()
-        due = await self.store.due_timers(now, _SWEEP_LIMIT)
+        now = await self.store.clock.now_ms()
+        due = await self.store.indexes.due_timers(now, _SWEEP_LIMIT)
         failed: BaseException | None = None
         # rooms in batches, concurrently: one store round trip per room one after
         # another took seconds on a busy event loop (countdowns ended late); each
@@ -438,14 +439,14 @@ class AuthorityCore:
         try:
             room, _, _ = await self._load(room_id)
         except err.RoomNotFound:
-            if await self.store.get_room(room_id) is None:  # gone (not just busy)
-                await self.store.clear_timer(room_id, at)
+            if await self.store.rooms.get_room(room_id) is None:  # gone (not just busy)
+                await self.store.indexes.clear_timer(room_id, at)
             return
         deadline = self._deadline(room)
         if deadline is None:
-            await self.store.clear_timer(room_id, at)
+            await self.store.indexes.clear_timer(room_id, at)
         elif deadline != at:
-            await self.store.set_timer(room_id, deadline)
+            await self.store.indexes.set_timer(room_id, deadline)
 
     def _authorize(self, room: RoomRecord, racer_id: str, token: str | None) -> RosterEntry:
         if not token:
@@ -472,7 +473,7 @@ class AuthorityCore:
         for _ in range(_RETRIES):
             room, _, now = await self._load(ref)
             self._check_racing(room)
-            got = await self.store.get_racer(room.id, racer_id)
+            got = await self.store.racers.get_racer(room.id, racer_id)
             racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
             if racer.final:
                 raise err.RacerFinished(f"the result is already final ({racer.status})")
@@ -483,8 +484,8 @@ class AuthorityCore:
             if status == "left":
                 events.insert(0, self._event(room, now, "left", racer=racer_id))
             try:
-                await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
-                                            got.rev if got else 0, events=events)
+                await self.store.racers.save_racer(room.id, racer_id, done.model_dump(mode="json"),
+                                                   got.rev if got else 0, events=events)
             except VersionConflict:
                 continue
             self._forget((room.id, racer_id))
@@ -504,6 +505,6 @@ class AuthorityCore:
 
     async def _racer_and_game(self, room: RoomRecord,
                               racer_id: str) -> tuple[RacerRecord, int, Game]:
-        got = await self.store.get_racer(room.id, racer_id)
+        got = await self.store.racers.get_racer(room.id, racer_id)
         racer = RacerRecord.model_validate(got.data) if got else self._fresh(room, racer_id)
         return racer, (got.rev if got else 0), self._game(room, racer)

@@ -119,7 +119,7 @@ class GhostRooms:
         readied = False
         store = self.authority.store
         while True:
-            got = await store.get_room(room_id)
+            got = await store.rooms.get_room(room_id)
             if got is None:
                 return None
             room = RoomRecord.model_validate(got.data)
@@ -140,7 +140,7 @@ class GhostRooms:
                 return
 
             async def clock() -> int:
-                return await self.authority.store.now_ms() - start_at
+                return await self.authority.store.clock.now_ms() - start_at
 
             async def emit(progress: GhostProgress) -> None:
                 try:

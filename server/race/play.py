@@ -61,7 +61,7 @@ class Play(AuthorityCore):
         One store round trip in the usual case: when this process wrote the
         racer's last move and knows the room record, the move is decided on
         those and written with a compare-and-set on both revs
-        (``Store.save_racer(…, room_rev=…)``); anything else — a changed room or
+        (``RacerGames.save_racer(…, room_rev=…)``); anything else — a changed room or
         racer, a repeated id, a due timer, an illegal move — takes the general
         path, which reads them first (:meth:`_load_move`), so every answer is
         the one the checks in order give.
@@ -89,7 +89,7 @@ class Play(AuthorityCore):
                 if racer.final or expected_version != racer.version:
                     # the same move may have been applied (and may have ended the
                     # game) since the answer check above: answer it as the first time
-                    first = await self.store.get_answer(room.id, racer_id, client_move_id)
+                    first = await self.store.racers.get_answer(room.id, racer_id, client_move_id)
                     if first is not None:
                         return await self._first_answer(room, racer_id, client_move_id,
                                                         first, got)
@@ -127,7 +127,7 @@ class Play(AuthorityCore):
                 events.append(self._event(room, now, "finished", racer=racer_id,
                                           status=new.status))
             try:
-                new_rev, _ = await self.store.save_racer(
+                new_rev, _ = await self.store.racers.save_racer(
                     room.id, racer_id, new.model_dump(mode="json"), rev,
                     answer=(client_move_id, {"version": new.version, "applied": len(applied),
                                              "reach_time_ms": new.reach_time_ms}),
@@ -160,7 +160,7 @@ class Play(AuthorityCore):
         if room.state != "racing" or room.start_at_ms is None or racer.final \
                 or racer.version != expected_version:
             return None
-        now = await self.store.now_ms()
+        now = await self.store.clock.now_ms()
         if now - room.start_at_ms >= room.time_limit_ms:
             return None
         return room, room_rev, now, racer, rev
@@ -169,26 +169,27 @@ class Play(AuthorityCore):
                          ) -> tuple[RoomRecord, int, Record | None, Versioned | None]:
         """:meth:`_load` for a move: the room (timers advanced), the clock now, the
         stored answer to ``client_move_id`` and the racer's record, read in one
-        store call (:meth:`~server.store.base.Store.get_move_state`).
+        store call (:meth:`~server.store.base.RacerGames.get_move_state`).
 
         :raises RoomNotFound:
         """
         if not ref or len(ref) > 64:
             raise err.RoomNotFound(f"no room {ref[:64]!r}")
         room_id = await self._resolve(ref)
-        got, first, racer = await self.store.get_move_state(room_id, racer_id, client_move_id)
+        got, first, racer = await self.store.racers.get_move_state(
+            room_id, racer_id, client_move_id)
         if got is None:
             raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
         room = RoomRecord.model_validate(got.data)
         self._saw_room(room, got.rev)
-        now = await self.store.now_ms()
+        now = await self.store.clock.now_ms()
         due = room.start_at_ms is not None and (
             (room.state == "countdown" and now >= room.start_at_ms)
             or (room.state == "racing" and now - room.start_at_ms >= room.time_limit_ms))
         if due:  # a timer to advance first: the general path, then read again
             room, _, now = await self._load(room_id)
-            first = await self.store.get_answer(room_id, racer_id, client_move_id)
-            racer = await self.store.get_racer(room_id, racer_id)
+            first = await self.store.racers.get_answer(room_id, racer_id, client_move_id)
+            racer = await self.store.racers.get_racer(room_id, racer_id)
         return room, now, first, racer
 
     def _racer_and_game_of(self, room: RoomRecord, racer_id: str,
@@ -216,7 +217,7 @@ class Play(AuthorityCore):
             return Ack.model_validate(stored)
         version, count = stored["version"], stored["applied"]
         if got is None or len(got.data["log"]) < version:
-            got = await self.store.get_racer(room.id, racer_id)
+            got = await self.store.racers.get_racer(room.id, racer_id)
             if got is None:  # the room vanished meanwhile
                 raise err.RoomNotFound(f"no room {room.id!r}", {"room": room.id})
         log = got.data["log"][:version]

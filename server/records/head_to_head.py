@@ -97,7 +97,7 @@ async def racer_record(authority: RaceAuthority, ref: RacerRef) -> tuple[GameRec
         names = ", ".join(e.name for e in room.roster) or "nobody"
         raise RacerNotFound(f"no racer {ref.racer!r} in room {room.code} (racers: {names})",
                             {"racer": ref.racer})
-    got = await authority.store.get_racer(room.id, entry.id)
+    got = await authority.store.racers.get_racer(room.id, entry.id)
     racer = RacerRecord.model_validate(got.data) if got else RacerRecord(id=entry.id)
     clock = authority._clock(room, now) or 0
     finished = racer.finished_ms if racer.final else clock

@@ -26,16 +26,23 @@ from server.store.base import StoreUnavailable
 from server.store.memory import MemoryStore
 
 from .games import record
-from .helpers import ClockStore
+from .helpers import ClockStore, MovableClock
+
+
+class FrozenClock(MovableClock):
+    """A clock that moves only by ``advance`` (exact race times)."""
+
+    def now(self) -> int:
+        if not hasattr(self, "frozen_ms"):
+            self.frozen_ms = super().now()
+        return self.frozen_ms + self.skew_ms
 
 
 class FrozenClockStore(ClockStore):
-    """The memory store on a clock that moves only by ``advance`` (exact race times)."""
+    """The memory store on a :class:`FrozenClock`."""
 
-    def _now(self) -> int:
-        if not hasattr(self, "frozen_ms"):
-            self.frozen_ms = super()._now()
-        return self.frozen_ms + getattr(self, "skew_ms", 0)
+    def __init__(self) -> None:
+        super().__init__(FrozenClock())
 
 
 async def _race(authority: RaceAuthority, store: ClockStore, plans: dict[str, list[str]],
@@ -116,7 +123,7 @@ async def test_finished_races_feed_the_leaderboards() -> None:
     authority = RaceAuthority(store)
     boards = MemoryLeaderboardStore()
     authority.race_over_hooks.append(race_over_hook(boards))
-    today = utc_date(await store.now_ms())
+    today = utc_date(await store.clock.now_ms())
     await _race(authority, store, {"ada": ["r"], "bob": []}, deal="daily")
     rows = await leaderboard(boards, "belle-lucie", "daily", today)
     # no card for either; bob made fewer moves
