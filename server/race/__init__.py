@@ -1,6 +1,6 @@
 """The race authority: rooms, racers, the race clock, ranking and replays.
 
-Independent of HTTP: :class:`RaceAuthority` over a :class:`server.store.Store`.
+Independent of HTTP: :class:`RaceAuthority` over a :class:`server.store.LiveStore`.
 """
 
 from __future__ import annotations

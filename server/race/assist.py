@@ -28,7 +28,7 @@ from server.errors import VersionConflict
 from server.rules import RuleSet
 from server.solver import SolverBusyError, SolverPool, UnsupportedRulesError, hint, par
 from server.solver import proved_winnable as _proved_winnable
-from server.store.base import Store
+from server.store.base import LiveStore
 
 from . import errors as err
 from . import present
@@ -55,7 +55,7 @@ class Assist:
     """The hint action of the authority (auth → room → state → option → solve),
     and the room's par at the end of its race."""
 
-    def __init__(self, store: Store, rooms: Rooms, timers: Timers) -> None:
+    def __init__(self, store: LiveStore, rooms: Rooms, timers: Timers) -> None:
         self.store = store
         self.rooms = rooms
         self.timers = timers
@@ -163,7 +163,7 @@ async def _store_par(assist: Assist, room: RoomRecord, views: Sequence[RacerView
         return
     value = max(value, *(v.foundation_cards for v in views), 0)
     for _ in range(RETRIES):
-        got = await assist.store.get_room(room.id)
+        got = await assist.store.rooms.get_room(room.id)
         if got is None:
             return
         current = RoomRecord.model_validate(got.data)
@@ -171,11 +171,11 @@ async def _store_par(assist: Assist, room: RoomRecord, views: Sequence[RacerView
             return
         new = current.model_copy(update={"par": value})
         table = present.standings(new, list(views))
-        now = await assist.store.now_ms()
+        now = await assist.store.clock.now_ms()
         event = present.event(new, now, "par", **table.model_dump(mode="json"))
         try:
-            await assist.store.save_room(room.id, new.model_dump(mode="json"), got.rev,
-                                            [event])
+            await assist.store.rooms.save_room(room.id, new.model_dump(mode="json"), got.rev,
+                                                  [event])
         except VersionConflict:
             continue
         return

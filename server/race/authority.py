@@ -39,7 +39,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from server.solver import SolverPool
-from server.store.base import Store
+from server.store.base import LiveStore
 
 from .assist import Assist
 from .cache import RaceCache
@@ -69,7 +69,7 @@ class RaceAuthority:
     - the clock (:class:`~.timers.Timers`): :meth:`tick`.
     """
 
-    def __init__(self, store: Store, config: RaceConfig | None = None) -> None:
+    def __init__(self, store: LiveStore, config: RaceConfig | None = None) -> None:
         self.store = store
         self.config = config or RaceConfig()
         self.cache = RaceCache()
@@ -115,18 +115,18 @@ class RaceAuthority:
 
     async def now_ms(self) -> int:
         """The service clock: Unix time in ms, the same in every process."""
-        return await self.store.now_ms()
+        return await self.store.clock.now_ms()
 
     async def last_seq(self, room_id: str) -> int:
         """The room's last event number (0: none yet)."""
-        return await self.store.last_seq(room_id)
+        return await self.store.events.last_seq(room_id)
 
     async def events_since(self, room_id: str, since: int) -> list[dict[str, Any]]:
         """The room's logged events with ``seq > since``, in order.
 
         :raises EventsTooOld: some were trimmed (send a snapshot instead).
         """
-        return await self.store.events_since(room_id, since)
+        return await self.store.events.events_since(room_id, since)
 
     def subscribe(self, room_id: str, since: int) -> AsyncIterator[dict[str, Any]]:
         """Every room event with ``seq > since``, then live ones, none lost or
@@ -134,4 +134,4 @@ class RaceAuthority:
 
         :raises EventsTooOld, StoreUnavailable:
         """
-        return self.store.subscribe(room_id, since)
+        return self.store.events.subscribe(room_id, since)

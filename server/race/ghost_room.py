@@ -165,7 +165,7 @@ class GhostRooms(Generic[R]):
         readied = False
         store = self.authority.store
         while True:
-            got = await store.get_room(room_id)
+            got = await store.rooms.get_room(room_id)
             if got is None:
                 return None
             room = RoomRecord.model_validate(got.data)
@@ -186,7 +186,7 @@ class GhostRooms(Generic[R]):
                 return
 
             async def clock() -> int:
-                return await self.authority.store.now_ms() - start_at
+                return await self.authority.store.clock.now_ms() - start_at
 
             async def emit(progress: GhostStep) -> None:
                 try:

@@ -14,7 +14,7 @@ from server.rules import (
     new_game,
 )
 from server.rules.daily import daily_deal, utc_date
-from server.store.base import Store
+from server.store.base import LiveStore
 
 from . import errors as err
 from . import present
@@ -46,7 +46,7 @@ __all__ = ["Lobby"]
 class Lobby:
     """Room and racer actions; each checks auth → room → state → save → publish."""
 
-    def __init__(self, store: Store, cache: RaceCache, rooms: Rooms, timers: Timers,
+    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms, timers: Timers,
                  assist: Assist, config: RaceConfig) -> None:
         self.store = store
         self.cache = cache
@@ -73,7 +73,7 @@ class Lobby:
             raise err.RequestInvalid("time_limit_s is 10…14400", {"field": "time_limit_s"})
         if not 0 <= options.countdown_s <= 60:
             raise err.RequestInvalid("countdown_s is 0…60", {"field": "countdown_s"})
-        now = await self.store.now_ms()
+        now = await self.store.clock.now_ms()
         if options.deal == "random":
             deal_number = random_deal_number()
         elif options.deal == "daily":
@@ -91,7 +91,7 @@ class Lobby:
         host_token = new_token()
         room_id = new_room_id()
         code = new_code()
-        while not await self.store.claim_code(code, room_id):
+        while not await self.store.rooms.claim_code(code, room_id):
             code = new_code()
         room = RoomRecord(
             id=room_id, code=code, rules=rules.to_json(), deal_number=deal_number,
@@ -103,11 +103,11 @@ class Lobby:
             countdown_ms=options.countdown_s * 1000, host_digest=token_digest(host_token),
             created_ms=now,
         )
-        await self.store.save_room(room_id, room.model_dump(mode="json"), 0,
-                                   [present.event(room, now, "created", code=code)])
-        await self.store.expire_room(room_id, self.config.waiting_ttl_ms)
+        await self.store.rooms.save_room(room_id, room.model_dump(mode="json"), 0,
+                                         [present.event(room, now, "created", code=code)])
+        await self.store.rooms.expire_room(room_id, self.config.waiting_ttl_ms)
         if room.visibility == "public":
-            await self.store.add_to_lobby(room_id, now + self.config.waiting_ttl_ms)
+            await self.store.indexes.add_to_lobby(room_id, now + self.config.waiting_ttl_ms)
         return await self.rooms.room_view(room, now, {}), host_token
 
     async def get_room(self, ref: str) -> RoomView:
@@ -119,17 +119,17 @@ class Lobby:
         """Public rooms waiting for racers with a free seat, newest first, at
         most ``limit``.
 
-        Reads the lobby index (:meth:`Store.lobby_room_ids`: public rooms
+        Reads the lobby index (:meth:`RoomIndexes.lobby_room_ids`: public rooms
         that have not raced, closed or expired), not every stored room: the
         rooms of an hour of races no longer slow it down. Listed rooms that race, are
         over or closed, or are gone are taken off the index; a full room, or
         one in its countdown, stays listed but unshown (a racer may leave).
         """
-        now = await self.store.now_ms()
+        now = await self.store.clock.now_ms()
         rooms: list[RoomRecord] = []
         stale: list[str] = []
-        for room_id in await self.store.lobby_room_ids():
-            got = await self.store.get_room(room_id)
+        for room_id in await self.store.indexes.lobby_room_ids():
+            got = await self.store.rooms.get_room(room_id)
             room = None if got is None else RoomRecord.model_validate(got.data)
             if room is None or room.state not in ("waiting", "countdown"):
                 stale.append(room_id)
@@ -137,7 +137,7 @@ class Lobby:
                 rooms.append(room)
                 if len(rooms) == limit:
                     break
-        await self.store.remove_from_lobby(stale)
+        await self.store.indexes.remove_from_lobby(stale)
         return [await self.rooms.room_view(r, now, {}) for r in rooms]
 
     async def start(self, ref: str, host_token: str | None) -> RoomView:
@@ -177,10 +177,10 @@ class Lobby:
                            "deal_number": room.deal_number})
         at = deadline(new)
         assert at is not None
-        await self.store.set_timer(room.id, at)  # before the write: never missing
-        await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
+        await self.store.indexes.set_timer(room.id, at)  # before the write: never missing
+        await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, events)
         ttl = room.countdown_ms + room.time_limit_ms + self.config.ended_ttl_ms + 60_000
-        await self.store.expire_room(room.id, ttl)
+        await self.store.rooms.expire_room(room.id, ttl)
         if new.state == "racing":
             await self.rooms.off_lobby(new)
         return new
@@ -215,11 +215,11 @@ class Lobby:
                 events = [present.event(new, now, "race_over", **table.model_dump(mode="json")),
                           present.event(new, now, "closed")]
             try:
-                await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
+                await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, events)
             except VersionConflict:
                 continue
-            await self.store.clear_timer(room.id)
-            await self.store.expire_room(room.id, self.config.ended_ttl_ms)
+            await self.store.indexes.clear_timer(room.id)
+            await self.store.rooms.expire_room(room.id, self.config.ended_ttl_ms)
             await self.rooms.off_lobby(room)
             if views is not None:
                 await self.timers.race_over(new, views)
@@ -253,13 +253,14 @@ class Lobby:
                                           "joins": room.joins + 1})
             view = self.rooms.racer_view(new, entry, None)
             try:
-                await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
+                await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [
                     present.event(new, now, "joined", racer=view.model_dump(mode="json"))])
             except VersionConflict:
                 continue
             fresh = self.cache.fresh(new, entry.id)
             with contextlib.suppress(VersionConflict):
-                await self.store.save_racer(room.id, entry.id, fresh.model_dump(mode="json"), 0)
+                await self.store.racers.save_racer(room.id, entry.id,
+                                                   fresh.model_dump(mode="json"), 0)
             return view, token
         raise VersionConflict("room too busy")
 
@@ -285,7 +286,8 @@ class Lobby:
                 if all(e.ready for e in roster):
                     new = await self._countdown(new, rev, now, events)
                 else:
-                    await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
+                    await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev,
+                                                     events)
             except VersionConflict:
                 continue
             entry = new.entry(racer_id) or entry
@@ -318,12 +320,13 @@ class Lobby:
                     update.update(state="waiting", start_at_ms=None)
                 new = room.model_copy(update=update)
                 try:
-                    await self.store.save_room(room.id, new.model_dump(mode="json"), rev,
-                                               [present.event(new, now, "left", racer=racer_id)])
+                    left = present.event(new, now, "left", racer=racer_id)
+                    await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev,
+                                                     [left])
                 except VersionConflict:
                     continue
                 if new.state == "waiting" and room.start_at_ms is not None:
-                    await self.store.clear_timer(room.id, room.start_at_ms)  # cancelled
+                    await self.store.indexes.clear_timer(room.id, room.start_at_ms)  # cancelled
                 return
             await self._finish(ref, racer_id, "left")
             return
@@ -360,7 +363,7 @@ class Lobby:
             room, _, now = await self.timers.load(ref)
             check_racing(room)
             racer, rev = self.rooms.racer_of(room, racer_id,
-                                             await self.store.get_racer(room.id, racer_id))
+                                             await self.store.racers.get_racer(room.id, racer_id))
             if racer.final:
                 raise err.RacerFinished(f"the result is already final ({racer.status})")
             clock = present.race_clock(room, now) or 0
@@ -370,8 +373,8 @@ class Lobby:
             if status == "left":
                 events.insert(0, present.event(room, now, "left", racer=racer_id))
             try:
-                await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
-                                            rev, events=events)
+                await self.store.racers.save_racer(room.id, racer_id, done.model_dump(mode="json"),
+                                                   rev, events=events)
             except VersionConflict:
                 continue
             self.cache.forget((room.id, racer_id))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from server.errors import VersionConflict
-from server.store.base import Record, Store, Versioned
+from server.store.base import LiveStore, Record, Versioned
 
 from . import errors as err
 from . import present
@@ -31,7 +31,7 @@ _Known = tuple[RoomRecord, int, int, RacerRecord, int]
 class Play:
     """Moves and results over the store, the cache, room reads and timers."""
 
-    def __init__(self, store: Store, cache: RaceCache, rooms: Rooms, timers: Timers) -> None:
+    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms, timers: Timers) -> None:
         self.store = store
         self.cache = cache
         self.rooms = rooms
@@ -63,7 +63,7 @@ class Play:
         One store round trip in the usual case: when this process wrote the
         racer's last move and knows the room record, the move is decided on
         those and written with a compare-and-set on both revs
-        (``Store.save_racer(…, room_rev=…)``); anything else — a changed room or
+        (``RacerGames.save_racer(…, room_rev=…)``); anything else — a changed room or
         racer, a repeated id, a due timer, a refused move — takes the general
         path, which reads them first (:meth:`_load_move`), so every answer is
         the one the checks in order give. Both decide with ``decide_move``.
@@ -103,7 +103,7 @@ class Play:
                 if isinstance(error, err.RacerFinished | err.MoveStaleVersion):
                     # the same move may have been applied (and may have ended the
                     # game) since the answer check above: answer it as the first time
-                    first = await self.store.get_answer(room.id, racer_id, client_move_id)
+                    first = await self.store.racers.get_answer(room.id, racer_id, client_move_id)
                     if first is not None:
                         return await self._first_answer(room, racer_id, client_move_id,
                                                         first, got)
@@ -123,7 +123,7 @@ class Play:
                 events.append(present.event(room, now, "finished", racer=racer_id,
                                             status=new.status))
             try:
-                new_rev, _ = await self.store.save_racer(
+                new_rev, _ = await self.store.racers.save_racer(
                     room.id, racer_id, new.model_dump(mode="json"), rev,
                     answer=(client_move_id, {"version": new.version,
                                              "applied": len(decision.applied),
@@ -157,7 +157,7 @@ class Play:
         if room.state != "racing" or room.start_at_ms is None or racer.final \
                 or racer.version != expected_version:
             return None
-        now = await self.store.now_ms()
+        now = await self.store.clock.now_ms()
         if now - room.start_at_ms >= room.time_limit_ms:
             return None
         return room, room_rev, now, racer, rev
@@ -166,23 +166,24 @@ class Play:
                          ) -> tuple[RoomRecord, int, Record | None, Versioned | None]:
         """:meth:`Timers.load` for a move: the room (timers advanced), the clock
         now, the stored answer to ``client_move_id`` and the racer's record, read
-        in one store call (:meth:`~server.store.base.Store.get_move_state`).
+        in one store call (:meth:`~server.store.base.RacerGames.get_move_state`).
 
         :raises RoomNotFound:
         """
         if not ref or len(ref) > 64:
             raise err.RoomNotFound(f"no room {ref[:64]!r}")
         room_id = await self.rooms.resolve(ref)
-        got, first, racer = await self.store.get_move_state(room_id, racer_id, client_move_id)
+        got, first, racer = await self.store.racers.get_move_state(room_id, racer_id,
+                                                                   client_move_id)
         if got is None:
             raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
         room = RoomRecord.model_validate(got.data)
         self.cache.saw_room(room, got.rev)
-        now = await self.store.now_ms()
+        now = await self.store.clock.now_ms()
         if self.timers.due(room, now):  # a timer to advance first, then read again
             room, _, now = await self.timers.load(room_id)
-            first = await self.store.get_answer(room_id, racer_id, client_move_id)
-            racer = await self.store.get_racer(room_id, racer_id)
+            first = await self.store.racers.get_answer(room_id, racer_id, client_move_id)
+            racer = await self.store.racers.get_racer(room_id, racer_id)
         return room, now, first, racer
 
     async def _first_answer(self, room: RoomRecord, racer_id: str, client_move_id: str,
@@ -204,7 +205,7 @@ class Play:
             return Ack.model_validate(stored)
         version, count = stored["version"], stored["applied"]
         if got is None or len(got.data["log"]) < version:
-            got = await self.store.get_racer(room.id, racer_id)
+            got = await self.store.racers.get_racer(room.id, racer_id)
             if got is None:  # the room vanished meanwhile
                 raise err.RoomNotFound(f"no room {room.id!r}", {"room": room.id})
         log = got.data["log"][:version]
@@ -262,7 +263,7 @@ class Play:
             names = ", ".join(e.name for e in room.roster) or "nobody"
             raise err.RacerNotFound(f"no racer {racer!r} in room {room.code} (racers: {names})",
                                     {"racer": racer})
-        got = await self.store.get_racer(room.id, entry.id)
+        got = await self.store.racers.get_racer(room.id, entry.id)
         record = RacerRecord.model_validate(got.data) if got else RacerRecord(id=entry.id)
         clock = present.race_clock(room, now) or 0
         finished = record.finished_ms if record.final else clock

@@ -8,7 +8,7 @@ views. It never writes: writes belong to the actions (lobby, play, timers).
 from __future__ import annotations
 
 from server.rules import Game
-from server.store.base import Store, Versioned
+from server.store.base import LiveStore, Versioned
 
 from . import present
 from .cache import RaceCache
@@ -22,21 +22,21 @@ __all__ = ["Rooms"]
 class Rooms:
     """Room and racer reads over one store and the process's :class:`RaceCache`."""
 
-    def __init__(self, store: Store, cache: RaceCache) -> None:
+    def __init__(self, store: LiveStore, cache: RaceCache) -> None:
         self.store = store
         self.cache = cache
 
     async def resolve(self, ref: str) -> str:
         """The room id of ``ref`` (an id, or a short code of a live room)."""
         if len(ref) <= 64 and is_code(ref):
-            found = await self.store.find_room_by_code(ref.upper())
+            found = await self.store.rooms.find_room_by_code(ref.upper())
             if found is not None:
                 return found
         return ref
 
     async def racers(self, room: RoomRecord) -> dict[str, RacerRecord]:
         """Every saved racer record of the room, by racer id."""
-        stored = await self.store.get_racers(room.id)
+        stored = await self.store.racers.get_racers(room.id)
         return {rid: RacerRecord.model_validate(v.data) for rid, v in stored.items()}
 
     def racer_of(self, room: RoomRecord, racer_id: str,
@@ -51,7 +51,7 @@ class Rooms:
                              racer_id: str) -> tuple[RacerRecord, int, Game]:
         """The racer's record, its rev and its game."""
         racer, rev = self.racer_of(room, racer_id,
-                                   await self.store.get_racer(room.id, racer_id))
+                                   await self.store.racers.get_racer(room.id, racer_id))
         return racer, rev, self.cache.game(room, racer)
 
     def racer_view(self, room: RoomRecord, entry: RosterEntry,
@@ -80,12 +80,12 @@ class Rooms:
             countdown_ms=room.countdown_ms, starts_in_ms=starts_in,
             race_clock_ms=present.race_clock(room, now),
             racers=self.racer_views(room, racers),
-            seq=await self.store.last_seq(room.id),
+            seq=await self.store.events.last_seq(room.id),
             hints=room.hints, winnable_only=room.winnable_only,
         )
 
     async def off_lobby(self, room: RoomRecord) -> None:
         """Take a room that now races, or is closed, off the lobby index: it
-        never waits for racers again (:meth:`Store.add_to_lobby`)."""
+        never waits for racers again (:meth:`RoomIndexes.add_to_lobby`)."""
         if room.visibility == "public":
-            await self.store.remove_from_lobby([room.id])
+            await self.store.indexes.remove_from_lobby([room.id])

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from server.errors import VersionConflict
-from server.store.base import Store
+from server.store.base import LiveStore
 
 from . import errors as err
 from . import present
@@ -65,7 +65,7 @@ def deadline(room: RoomRecord) -> int | None:
 class Timers:
     """The race clock's transitions over one store (module docstring)."""
 
-    def __init__(self, store: Store, cache: RaceCache, rooms: Rooms,
+    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms,
                  config: RaceConfig) -> None:
         self.store = store
         self.cache = cache
@@ -83,12 +83,12 @@ class Timers:
             raise err.RoomNotFound(f"no room {ref[:64]!r}")
         room_id = await self.rooms.resolve(ref)
         for _ in range(RETRIES):
-            got = await self.store.get_room(room_id)
+            got = await self.store.rooms.get_room(room_id)
             if got is None:
                 raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
             room = RoomRecord.model_validate(got.data)
             self.cache.saw_room(room, got.rev)
-            now = await self.store.now_ms()
+            now = await self.store.clock.now_ms()
             if self.due(room, now):
                 if room.state == "countdown":
                     await self.start_race(room, got.rev)
@@ -109,14 +109,14 @@ class Timers:
         new = room.model_copy(update={"state": "racing"})
         at = deadline(new)
         assert at is not None
-        await self.store.set_timer(room.id, at)  # before the write: never missing
+        await self.store.indexes.set_timer(room.id, at)  # before the write: never missing
         try:
-            await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
+            await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [
                 {"type": "started", "race_clock_ms": 0, "deal_number": room.deal_number}])
         except VersionConflict:
             return
         ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
-        await self.store.expire_room(room.id, ttl)
+        await self.store.rooms.expire_room(room.id, ttl)
         await self.rooms.off_lobby(room)
 
     async def end_race(self, room_id: str) -> None:
@@ -126,13 +126,13 @@ class Timers:
         ``over`` publishes ``race_over``.
         """
         for _ in range(RETRIES):
-            got = await self.store.get_room(room_id)
+            got = await self.store.rooms.get_room(room_id)
             if got is None:
                 return
             room = RoomRecord.model_validate(got.data)
             if room.state != "racing" or room.start_at_ms is None:
                 return
-            now = await self.store.now_ms()
+            now = await self.store.clock.now_ms()
             timed_out = now - room.start_at_ms >= room.time_limit_ms
             racers = await self.rooms.racers(room)
             for entry in room.roster:
@@ -147,11 +147,12 @@ class Timers:
             table = present.standings(over, views)
             event = present.event(over, now, "race_over", **table.model_dump(mode="json"))
             try:
-                await self.store.save_room(room_id, over.model_dump(mode="json"), got.rev, [event])
+                await self.store.rooms.save_room(room_id, over.model_dump(mode="json"), got.rev,
+                                                 [event])
             except VersionConflict:
                 continue
-            await self.store.clear_timer(room_id)
-            await self.store.expire_room(room_id, self.config.ended_ttl_ms)
+            await self.store.indexes.clear_timer(room_id)
+            await self.store.rooms.expire_room(room_id, self.config.ended_ttl_ms)
             for entry in room.roster:
                 self.cache.forget((room_id, entry.id))
             await self.race_over(over, views)
@@ -176,7 +177,7 @@ class Timers:
         :raises VersionConflict: too many concurrent writes.
         """
         for _ in range(RETRIES):
-            got = await self.store.get_racer(room.id, racer_id)
+            got = await self.store.racers.get_racer(room.id, racer_id)
             racer, rev = self.rooms.racer_of(room, racer_id, got)
             if racer.final:
                 return racer
@@ -188,8 +189,8 @@ class Timers:
             event = {"type": "finished", "race_clock_ms": at,
                      "racer": racer_id, "status": "timed_out"}
             try:
-                await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
-                                            rev, events=[event])
+                await self.store.racers.save_racer(room.id, racer_id, done.model_dump(mode="json"),
+                                                   rev, events=[event])
             except VersionConflict:
                 continue
             return done
@@ -198,10 +199,10 @@ class Timers:
     async def tick(self) -> int:
         """Advance the timers that are due (countdown end, time limit); returns
         how many rooms were looked at. Only rooms with a due timer in the
-        store's index are read (:meth:`Store.due_timers`), so idle, waiting and
+        store's index are read (:meth:`RoomIndexes.due_timers`), so idle, waiting and
         finished rooms cost nothing. Safe to run in every process at once."""
-        now = await self.store.now_ms()
-        due = await self.store.due_timers(now, _SWEEP_LIMIT)
+        now = await self.store.clock.now_ms()
+        due = await self.store.indexes.due_timers(now, _SWEEP_LIMIT)
         failed: BaseException | None = None
         # rooms in batches, concurrently: one store round trip per room one after
         # another took seconds on a busy event loop (countdowns ended late); each
@@ -225,11 +226,11 @@ class Timers:
         try:
             room, _, _ = await self.load(room_id)
         except err.RoomNotFound:
-            if await self.store.get_room(room_id) is None:  # gone (not just busy)
-                await self.store.clear_timer(room_id, at)
+            if await self.store.rooms.get_room(room_id) is None:  # gone (not just busy)
+                await self.store.indexes.clear_timer(room_id, at)
             return
         timer = deadline(room)
         if timer is None:
-            await self.store.clear_timer(room_id, at)
+            await self.store.indexes.clear_timer(room_id, at)
         elif timer != at:
-            await self.store.set_timer(room_id, timer)
+            await self.store.indexes.set_timer(room_id, timer)

@@ -1,19 +1,27 @@
-"""Persistence and fan-out behind one small interface (:class:`Store`).
+"""The live store: rooms, racer games, room event logs, room indexes and the
+service clock, behind one small :class:`LiveStore` of five parts (the
+Protocols and the contract: :mod:`server.store.base`).
 
-:func:`open_store` picks the backend by URL scheme, as broadcaster does:
-``memory://`` (the embedded default) or ``redis://`` / ``rediss://``.
+Two backends, twins part for part: :class:`MemoryStore` (``memory://``, one
+process) and :class:`server.store.redis.RedisStore` (``redis://``, any number
+of processes; imported only when asked for). :func:`open_store` picks one by
+URL scheme, as broadcaster does.
 """
 
 from __future__ import annotations
 
-import importlib
 from urllib.parse import parse_qs, urlsplit
 
 from .base import (
     Event,
     EventsTooOld,
+    LiveStore,
+    RacerGames,
     Record,
-    Store,
+    RoomEventLog,
+    RoomIndexes,
+    RoomRecords,
+    ServiceClock,
     StoreError,
     StoreUnavailable,
     VersionConflict,
@@ -26,9 +34,14 @@ from .memory import MemoryStore
 __all__ = [
     "Event",
     "EventsTooOld",
+    "LiveStore",
     "MemoryStore",
+    "RacerGames",
     "Record",
-    "Store",
+    "RoomEventLog",
+    "RoomIndexes",
+    "RoomRecords",
+    "ServiceClock",
     "StoreError",
     "StoreUnavailable",
     "VersionConflict",
@@ -39,12 +52,14 @@ __all__ = [
 ]
 
 
-def open_store(url: str | None) -> Store:
+def open_store(url: str | None) -> LiveStore:
     """The store for ``url``: ``None``/``""``/``memory://`` → :class:`MemoryStore`
     (``memory://?retention=N`` keeps N events per room, default 1000),
-    ``redis://…`` / ``rediss://…`` → ``server.store.redis.RedisStore.from_url(url)``.
+    ``redis://…`` / ``rediss://…`` / ``unix://…`` →
+    ``server.store.redis.RedisStore.from_url(url)``.
 
-    :raises ValueError: unknown scheme, or the Redis backend is not installed.
+    :raises ValueError: unknown scheme, a malformed option, or the Redis
+        backend is not installed.
     """
     parts = urlsplit(url) if url else urlsplit("memory://")
     scheme = parts.scheme
@@ -57,9 +72,9 @@ def open_store(url: str | None) -> Store:
         return MemoryStore(event_retention=retention)
     if scheme in ("redis", "rediss", "unix"):
         try:
-            module = importlib.import_module("server.store.redis")
+            from .redis import RedisStore
         except ModuleNotFoundError as exc:
             raise ValueError(f"the Redis store is not available: {exc}") from None
-        store: Store = module.RedisStore.from_url(url)
-        return store
+        assert url is not None
+        return RedisStore.from_url(url)
     raise ValueError(f"unknown store URL scheme {scheme!r}; use memory:// or redis://")

@@ -1,62 +1,73 @@
 """The storage interface of the race authority, and the contract every backend keeps.
 
-The authority (:mod:`server.race`) keeps all room and racer state behind
-:class:`Store`. Two backends implement it: :mod:`server.store.memory` (the
-embedded default, one process) and :mod:`server.store.redis` (any number of
-processes). Both keep **the same bytes**: records are JSON objects encoded by
-:func:`encode_record` and read back by :func:`decode_record`.
+The authority (:mod:`server.race`) keeps all room and racer state behind a
+:class:`LiveStore`: a bundle of five small parts, each a :class:`~typing.Protocol`
+named by what its callers need —
+
+- :class:`RoomRecords` (``store.rooms``): room records, short codes, expiry;
+- :class:`RacerGames` (``store.racers``): racer games, move answers, the move read;
+- :class:`RoomEventLog` (``store.events``): each room's event log and subscriptions;
+- :class:`RoomIndexes` (``store.indexes``): the public-room lobby index, room timers;
+- :class:`ServiceClock` (``store.clock``): the one clock of the service.
+
+Two backends provide every part over one shared state: :mod:`server.store.memory`
+(the embedded default, one process) and :mod:`server.store.redis` (any number
+of processes). Both keep **the same bytes**: records are JSON objects encoded
+by :func:`encode_record` and read back by :func:`decode_record`.
 
 Keys: a room is named by its id (``room_id``, url-safe text); a racer by
 ``(room_id, racer_id)``. Every key of a room (room record, code, racers,
 answers, events) belongs to that room and goes away with it
-(:meth:`Store.expire_room`); a Redis backend puts ``{room_id}`` in each key
-as a hash tag so that one room lives on one cluster slot.
+(:meth:`RoomRecords.expire_room`); a Redis backend puts ``{room_id}`` in each
+key as a hash tag so that one room lives on one cluster slot.
 
 Consistency contract (service.md, "Authority and consistency"):
 
 1. **Versions and compare-and-set.** Each room record and each racer record
    has a store version (``rev``): 0 means "absent", the first write makes it 1,
-   each write adds 1. :meth:`Store.save_room` and :meth:`Store.save_racer`
-   write only if the stored ``rev`` equals ``expected_rev``, otherwise they
-   raise :class:`VersionConflict` and change nothing. Two writers that read
-   the same ``rev`` can never both succeed (Redis: WATCH/MULTI/EXEC or one Lua
-   script; memory: one lock per key, no ``await`` between check and write).
+   each write adds 1. :meth:`RoomRecords.save_room` and
+   :meth:`RacerGames.save_racer` write only if the stored ``rev`` equals
+   ``expected_rev``, otherwise they raise :class:`VersionConflict` and change
+   nothing. Two writers that read the same ``rev`` can never both succeed
+   (Redis: one Lua script; memory: no ``await`` between check and write).
 2. **Atomic write + answer + events.** A save may carry the answer to a
    client move id and the room events it causes. Either the record, the
-   answer and every event are all stored, or none is. An answer, once stored
-   for ``(room, racer, client_move_id)``, is never replaced
-   (:meth:`Store.get_answer` returns the first one).
+   answer and every event are all stored, or none is — one write across the
+   parts (:class:`RoomRecords`/:class:`RacerGames` append to the
+   :class:`RoomEventLog` in that same write; Redis: one script, one round
+   trip). An answer, once stored for ``(room, racer, client_move_id)``, is
+   never replaced (:meth:`RacerGames.get_answer` returns the first one).
 3. **Room event log.** Events of one room get sequence numbers 1, 2, 3, …
    with no gap and no repeat, in commit order; the store sets ``"seq"`` in
    each event object. The log keeps at least the last
-   :attr:`Store.event_retention` events; older ones may be trimmed.
-   :meth:`Store.events_since` and :meth:`Store.subscribe` raise
+   :attr:`RoomEventLog.event_retention` events; older ones may be trimmed.
+   :meth:`RoomEventLog.events_since` and :meth:`RoomEventLog.subscribe` raise
    :class:`EventsTooOld` when events the caller needs were trimmed.
 4. **Subscriptions never lose events.** ``subscribe(room, since)`` yields
    every event with ``seq > since`` in order, including events committed by
    other processes, and then waits for new ones; it does not skip even when
    the consumer is slow (a Redis Stream read from an id, not plain pub/sub).
-5. **Server time.** :meth:`Store.now_ms` is the one clock of the service
-   (Unix milliseconds); every process of one deployment reads the same
-   clock (Redis ``TIME``). The race clock is ``now_ms() - started_at_ms``.
-6. **Expiry.** :meth:`Store.expire_room` makes every key of a room vanish
-   after the given delay; reading a vanished room gives ``None``.
+5. **Server time.** :meth:`ServiceClock.now_ms` is the one clock of the
+   service (Unix milliseconds); every process of one deployment reads the
+   same clock (Redis ``TIME``). The race clock is ``now_ms() - started_at_ms``.
+6. **Expiry.** :meth:`RoomRecords.expire_room` makes every key of a room
+   vanish after the given delay; reading a vanished room gives ``None``.
 7. **Failures.** A backend that cannot reach its storage raises
    :class:`StoreUnavailable` (never a backend-specific exception); nothing is
    half-written.
 
 Records are plain JSON-able ``dict``s whose fields belong to the authority;
 the store reads none of them except the room's ``code`` (for
-:meth:`Store.find_room_by_code`) — it is a versioned, evented key-value store.
+:meth:`RoomRecords.find_room_by_code`) — it is a versioned, evented key-value
+store. Every method of every part may raise :class:`StoreUnavailable`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 
@@ -66,8 +77,13 @@ from server.runtime.jsoncodec import json_bytes
 __all__ = [
     "Event",
     "EventsTooOld",
+    "LiveStore",
+    "RacerGames",
     "Record",
-    "Store",
+    "RoomEventLog",
+    "RoomIndexes",
+    "RoomRecords",
+    "ServiceClock",
     "StoreError",
     "StoreUnavailable",
     "VersionConflict",
@@ -119,26 +135,16 @@ def decode_record(raw: bytes | str) -> Record:
     return data
 
 
-class Store(ABC):
-    """Async storage and fan-out for rooms, racers and room events.
+class ServiceClock(Protocol):
+    """The service clock (contract point 5)."""
 
-    See the module docstring for the contract. All methods may raise
-    :class:`StoreUnavailable`.
-    """
-
-    event_retention: int = 1000
-    """The log keeps at least this many most recent events per room."""
-
-    # -- clock ---------------------------------------------------------------
-
-    @abstractmethod
     async def now_ms(self) -> int:
-        """The service clock: Unix time in integer milliseconds, never decreasing
-        within one process."""
+        """Unix time in integer milliseconds, never decreasing within one process."""
 
-    # -- rooms ---------------------------------------------------------------
 
-    @abstractmethod
+class RoomRecords(Protocol):
+    """Room records, their short codes and their expiry (contract points 1, 2, 6)."""
+
     async def claim_code(self, code: str, room_id: str) -> bool:
         """Reserve the short room ``code`` for ``room_id``.
 
@@ -146,15 +152,12 @@ class Store(ABC):
         live room. The code expires with the room.
         """
 
-    @abstractmethod
     async def find_room_by_code(self, code: str) -> str | None:
         """The id of the live room with this short code, or ``None``."""
 
-    @abstractmethod
     async def get_room(self, room_id: str) -> Versioned | None:
         """The room record and its ``rev``, or ``None`` if absent/expired."""
 
-    @abstractmethod
     async def save_room(
         self,
         room_id: str,
@@ -162,7 +165,8 @@ class Store(ABC):
         expected_rev: int,
         events: Sequence[Event] = (),
     ) -> tuple[int, list[Event]]:
-        """Compare-and-set the room record and append ``events`` atomically.
+        """Compare-and-set the room record and append ``events`` to the room's
+        :class:`RoomEventLog`, atomically (one write).
 
         ``expected_rev`` 0 creates the room (and adds it to :meth:`room_ids`).
 
@@ -170,69 +174,25 @@ class Store(ABC):
         :raises VersionConflict: the stored ``rev`` differs; nothing written.
         """
 
-    @abstractmethod
     async def room_ids(self) -> list[str]:
         """Ids of every live room (any state), in no particular order."""
 
-    @abstractmethod
-    async def add_to_lobby(self, room_id: str, until_ms: int) -> None:
-        """List the room in the lobby index (public rooms that may take racers)
-        until ``until_ms`` (Unix ms of :meth:`now_ms`: when the room, still
-        waiting, would expire); the index lists the latest first.
-
-        The index is a hint: the lobby checks each listed room's record, and
-        takes off the ones that no longer wait (:meth:`remove_from_lobby`).
-        Entries past their time leave it by themselves.
-        """
-
-    @abstractmethod
-    async def lobby_room_ids(self) -> list[str]:
-        """Ids in the lobby index, latest ``until_ms`` (newest room) first."""
-
-    @abstractmethod
-    async def remove_from_lobby(self, room_ids: Sequence[str]) -> None:
-        """Take rooms off the lobby index (unknown ids are ignored)."""
-
-    @abstractmethod
     async def expire_room(self, room_id: str, after_ms: int) -> None:
-        """Make every key of the room vanish ``after_ms`` milliseconds from now
-        (0: at once). Later saves keep the deadline."""
+        """Make every key of the room (record, code, racers, answers, events,
+        its index entries) vanish ``after_ms`` milliseconds from now (0: at
+        once). Later saves keep the deadline."""
 
-    # -- room timers -----------------------------------------------------------
 
-    @abstractmethod
-    async def set_timer(self, room_id: str, at_ms: int) -> None:
-        """Index the room under its next timer deadline ``at_ms`` (Unix ms of
-        :meth:`now_ms`: countdown end, time limit), replacing its previous one.
+class RacerGames(Protocol):
+    """Racer games (records), the answers to client move ids, and the read a
+    move makes (contract points 1, 2)."""
 
-        The authority sets it *before* the write that makes the timer pending,
-        so a timer is never missing (a spurious one is harmless: the sweep
-        looks at the room and clears it).
-        """
-
-    @abstractmethod
-    async def clear_timer(self, room_id: str, at_ms: int | None = None) -> None:
-        """Drop the room's timer; with ``at_ms``, only if it is still that one
-        (compare-and-delete: a deadline set meanwhile by another writer stays)."""
-
-    @abstractmethod
-    async def due_timers(self, now_ms: int, limit: int = 1000) -> list[tuple[str, int]]:
-        """Up to ``limit`` ``(room_id, at_ms)`` whose timer is due (``at_ms <=
-        now_ms``), earliest first; rooms without a timer are never listed, so a
-        sweep costs nothing for idle or finished rooms. Listing does not
-        remove: the caller clears (or moves) each timer it has handled."""
-
-    # -- racers --------------------------------------------------------------
-
-    @abstractmethod
     async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
         """The racer record and its ``rev``, or ``None`` if never saved."""
 
-    @abstractmethod
     async def get_racers(self, room_id: str) -> dict[str, Versioned]:
         """Every saved racer record of the room, by racer id."""
 
-    @abstractmethod
     async def save_racer(
         self,
         room_id: str,
@@ -245,7 +205,7 @@ class Store(ABC):
         room_rev: int | None = None,
     ) -> tuple[int, list[Event]]:
         """Compare-and-set the racer record, store the answer to a client move
-        id, and append ``events`` — all or nothing.
+        id, and append ``events`` to the room's log — all or nothing, one write.
 
         ``expected_rev`` 0 creates the record. ``answer`` is
         ``(client_move_id, answer)``; if an answer for that id already exists
@@ -260,7 +220,6 @@ class Store(ABC):
             id; nothing written.
         """
 
-    @abstractmethod
     async def get_answer(self, room_id: str, racer_id: str, client_move_id: str) -> Record | None:
         """The stored answer to this client move id, or ``None``."""
 
@@ -268,52 +227,113 @@ class Store(ABC):
         self, room_id: str, racer_id: str, client_move_id: str
     ) -> tuple[Versioned | None, Record | None, Versioned | None]:
         """What a move reads, together: ``(room, answer to client_move_id, racer)``
-        — as :meth:`get_room`, :meth:`get_answer` and :meth:`get_racer` give them.
+        — as :meth:`RoomRecords.get_room`, :meth:`get_answer` and
+        :meth:`get_racer` give them (Redis: one pipeline, one round trip)."""
 
-        A backend may read them in one round trip (Redis: one pipeline); this
-        default reads them one after the other.
-        """
-        return (await self.get_room(room_id),
-                await self.get_answer(room_id, racer_id, client_move_id),
-                await self.get_racer(room_id, racer_id))
 
-    # -- room events ---------------------------------------------------------
+class RoomEventLog(Protocol):
+    """Each room's event log and its subscriptions (contract points 3, 4)."""
 
-    @abstractmethod
+    @property
+    def event_retention(self) -> int:
+        """The log keeps at least this many most recent events per room (≥ 1)."""
+
     async def append_events(self, room_id: str, events: Sequence[Event]) -> list[Event]:
         """Append events that go with no record write; returns them with ``seq``."""
 
-    @abstractmethod
     async def last_seq(self, room_id: str) -> int:
         """The sequence number of the room's latest event (0: none yet)."""
 
-    @abstractmethod
     async def events_since(self, room_id: str, since: int) -> list[Event]:
         """Every retained event with ``seq > since``, in order ([] if none).
 
         :raises EventsTooOld: an event with ``seq > since`` was trimmed.
         """
 
-    @abstractmethod
     def subscribe(self, room_id: str, since: int) -> AsyncIterator[Event]:
         """Events with ``seq > since`` in order, then new ones as they commit.
 
         An async generator: close it (``contextlib.aclosing``) to unsubscribe.
-        It ends when the room vanishes.
+        It ends when the room vanishes, or when the store closes.
 
         :raises EventsTooOld: (on iteration) the events after ``since`` were
             trimmed, or the consumer fell so far behind that they were.
         """
 
-    # -- life cycle ----------------------------------------------------------
 
-    @abstractmethod
+class RoomIndexes(Protocol):
+    """The service-wide indexes of rooms: the lobby (public rooms that may
+    take racers) and the room timers. Both are hints the authority checks
+    against each room's record."""
+
+    async def add_to_lobby(self, room_id: str, until_ms: int) -> None:
+        """List the room in the lobby index until ``until_ms`` (Unix ms of
+        :meth:`ServiceClock.now_ms`: when the room, still waiting, would
+        expire); the index lists the latest first.
+
+        The index is a hint: the lobby checks each listed room's record, and
+        takes off the ones that no longer wait (:meth:`remove_from_lobby`).
+        Entries past their time leave it by themselves.
+        """
+
+    async def lobby_room_ids(self) -> list[str]:
+        """Ids in the lobby index, latest ``until_ms`` (newest room) first."""
+
+    async def remove_from_lobby(self, room_ids: Sequence[str]) -> None:
+        """Take rooms off the lobby index (unknown ids are ignored)."""
+
+    async def set_timer(self, room_id: str, at_ms: int) -> None:
+        """Index the room under its next timer deadline ``at_ms`` (Unix ms of
+        :meth:`ServiceClock.now_ms`: countdown end, time limit), replacing its
+        previous one.
+
+        The authority sets it *before* the write that makes the timer pending,
+        so a timer is never missing (a spurious one is harmless: the sweep
+        looks at the room and clears it).
+        """
+
+    async def clear_timer(self, room_id: str, at_ms: int | None = None) -> None:
+        """Drop the room's timer; with ``at_ms``, only if it is still that one
+        (compare-and-delete: a deadline set meanwhile by another writer stays)."""
+
+    async def due_timers(self, now_ms: int, limit: int = 1000) -> list[tuple[str, int]]:
+        """Up to ``limit`` ``(room_id, at_ms)`` whose timer is due (``at_ms <=
+        now_ms``), earliest first; rooms without a timer are never listed, so a
+        sweep costs nothing for idle or finished rooms. Listing does not
+        remove: the caller clears (or moves) each timer it has handled. (The
+        sweep calls this every tick; a backend may purge expired rooms then.)"""
+
+
+class LiveStore(Protocol):
+    """What a backend provides: the five parts over one shared state, and its
+    life cycle. The parts are read-only attributes (a backend may give them
+    their concrete types)."""
+
+    @property
+    def rooms(self) -> RoomRecords:
+        """Room records, codes, expiry."""
+
+    @property
+    def racers(self) -> RacerGames:
+        """Racer games, answers, the move read."""
+
+    @property
+    def events(self) -> RoomEventLog:
+        """The room event logs and subscriptions."""
+
+    @property
+    def indexes(self) -> RoomIndexes:
+        """The lobby index and the room timers."""
+
+    @property
+    def clock(self) -> ServiceClock:
+        """The service clock."""
+
     async def ping(self) -> None:
         """Return when the storage answers (readiness).
 
         :raises StoreUnavailable: it does not.
         """
 
-    @abstractmethod
     async def close(self) -> None:
         """Release connections and wake every subscriber so it ends."""

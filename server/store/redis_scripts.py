@@ -13,10 +13,12 @@ each script touches one slot only):
 - channel ``P{room:R}:ch`` — each write publishes its events there,
   newline-separated, for the processes that follow the room.
 
-Outside the room's slot: ``P{code:C}`` → room id (short codes) and
-``P rooms`` — sorted set of live room ids scored by their expiry (Unix ms).
+Outside the room's slot: ``P{code:C}`` → room id (short codes);
+``Prooms`` — sorted set of live room ids scored by their expiry (Unix ms);
+``Plobby`` — sorted set of public waiting rooms scored by until when they are
+listed; ``Ptimers`` — sorted set of rooms scored by their next timer (Unix ms).
 
-Each script returns ``{rev, first_seq}`` on success; ``{-1, rev}`` when the
+Each write script returns ``{rev, first_seq}`` on success; ``{-1, rev}`` when the
 stored rev is not the expected one; ``{-2, rev}`` when the client move id
 already has an answer; ``{-3, room rev}`` when a racer write's expected room
 rev is not the room's. A write that refuses changes nothing.
@@ -26,7 +28,15 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["APPEND", "CLAIM_CODE", "EXPIRE_CODE", "EXPIRE_ROOM", "SAVE_RACER", "SAVE_ROOM"]
+__all__ = [
+    "APPEND",
+    "CLAIM_CODE",
+    "CLEAR_TIMER",
+    "EXPIRE_CODE",
+    "EXPIRE_ROOM",
+    "SAVE_RACER",
+    "SAVE_ROOM",
+]
 
 _LIB: Final = r"""
 local function rev_of(v)
@@ -132,4 +142,13 @@ EXPIRE_CODE: Final = r"""
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if tonumber(ARGV[2]) <= 0 then return redis.call('DEL', KEYS[1]) end
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+"""
+
+CLEAR_TIMER: Final = r"""
+-- KEYS[1] timers zset; ARGV[1] room id, ARGV[2] the deadline it must still have
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
 """

@@ -18,15 +18,15 @@ async def _drain(listener: Listener, n: int) -> list[tuple[str, int, str]]:
 
 async def test_slow_listener_is_closed_and_fast_one_gets_everything() -> None:
     store = MemoryStore()
-    await store.save_room("r", {}, 0)
-    hub = Hub(store)
+    await store.rooms.save_room("r", {}, 0)
+    hub = Hub(store.events)
     overflowed: list[str] = []
     fast = Listener(100, lambda: overflowed.append("fast"))
     slow = Listener(4, lambda: overflowed.append("slow"))
     await hub.attach("r", fast)
     await hub.attach("r", slow)
     assert hub.rooms == 1
-    await store.append_events("r", [{"type": "progress", "i": i} for i in range(10)])
+    await store.events.append_events("r", [{"type": "progress", "i": i} for i in range(10)])
     got = await _drain(fast, 10)
     assert [seq for _, seq, _ in got] == list(range(1, 11))
     assert all(kind == "event" and text.startswith('{"t":"event"') for kind, _, text in got)
@@ -41,11 +41,11 @@ async def test_slow_listener_is_closed_and_fast_one_gets_everything() -> None:
 
 async def test_feed_says_gone_when_the_room_expires() -> None:
     store = MemoryStore()
-    await store.save_room("r", {}, 0)
-    hub = Hub(store)
+    await store.rooms.save_room("r", {}, 0)
+    hub = Hub(store.events)
     listener = Listener(10, lambda: None)
     await hub.attach("r", listener)
-    await store.expire_room("r", 0)
+    await store.rooms.expire_room("r", 0)
     kind, _, _ = (await _drain(listener, 1))[0]
     assert kind == "gone"
     await hub.close()

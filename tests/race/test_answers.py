@@ -62,7 +62,7 @@ async def test_every_repeat_gets_its_first_answer(store: ClockStore, seed: int,
     assert played[-1][3].game.final != undo  # without undo the game ends stuck: final
     # what the store keeps of an answer is small: not the ~1.5 KB ack and view
     for *_, move_id, ack in played:
-        stored = await store.get_answer(room_id, racer_id, move_id)
+        stored = await store.racers.get_answer(room_id, racer_id, move_id)
         assert stored == {"version": ack.version, "applied": len(ack.applied),
                           "reach_time_ms": ack.game.reach_time_ms}
     store.advance(5_000)
@@ -99,10 +99,10 @@ async def test_a_whole_ack_stored_by_an_older_server_is_answered_as_it_is(
     race = RaceAuthority(store)
     room_id, racer_id, token, played = await _play(race, store, 3, True)
     move, version, _, ack = played[-1]
-    racer = await store.get_racer(room_id, racer_id)
+    racer = await store.racers.get_racer(room_id, racer_id)
     assert racer is not None
     # what an older server wrote: the record unchanged, the answer whole
-    await store.save_racer(room_id, racer_id, racer.data, racer.rev,
-                           answer=("old-1", ack.model_dump(mode="json")))
+    await store.racers.save_racer(room_id, racer_id, racer.data, racer.rev,
+                                  answer=("old-1", ack.model_dump(mode="json")))
     again = await RaceAuthority(store).move(room_id, racer_id, token, move, version, "old-1")
     assert again.model_dump() == ack.model_dump()

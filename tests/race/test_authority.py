@@ -65,26 +65,26 @@ async def test_the_lobby_lists_waiting_public_rooms_and_reads_no_others(
     newest, host = await race.create_room(RoomOptions(visibility="public", countdown_s=5))
     await race.join(newest.id, "ada")
     reads: list[str] = []
-    get_room = store.get_room
+    get_room = store.rooms.get_room
 
     async def counted(room_id: str) -> object:
         reads.append(room_id)
         return await get_room(room_id)
 
-    monkeypatch.setattr(store, "get_room", counted)
+    monkeypatch.setattr(store.rooms, "get_room", counted)
     assert [r.id for r in await race.list_rooms()] == [newest.id, waiting.id]
     assert sorted(reads) == sorted([newest.id, waiting.id])  # no raced, closed or private one
     assert [r.id for r in await race.list_rooms(limit=1)] == [newest.id]
     # in its countdown: unshown but kept (a racer may leave, and it waits again)
     await race.start(newest.id, host)
     assert [r.id for r in await race.list_rooms()] == [waiting.id]
-    assert newest.id in await store.lobby_room_ids()
+    assert newest.id in await store.indexes.lobby_room_ids()
     store.advance(6_000)
     await race.tick()  # the countdown ends: it races, and leaves the lobby
     assert (await race.get_room(newest.id)).state == "racing"
-    assert newest.id not in await store.lobby_room_ids()
-    assert not set(raced) & set(await store.lobby_room_ids())
-    assert private.id not in await store.lobby_room_ids()
+    assert newest.id not in await store.indexes.lobby_room_ids()
+    assert not set(raced) & set(await store.indexes.lobby_room_ids())
+    assert private.id not in await store.indexes.lobby_room_ids()
 
 
 async def test_bad_room_inputs(race: RaceAuthority) -> None:
@@ -131,7 +131,7 @@ async def test_host_start_countdown_then_racing(race: RaceAuthority, store: Cloc
     store.advance(3000)
     view = await race.get_room(room.id)
     assert view.state == "racing" and view.racers[0].status == "playing"
-    events = await store.events_since(room.id, 0)
+    events = await store.events.events_since(room.id, 0)
     assert [e["type"] for e in events] == ["created", "joined", "countdown", "started"]
 
 
@@ -221,7 +221,7 @@ async def test_race_to_the_end_ranks_and_replays(race: RaceAuthority, store: Clo
     keys = [(-s.foundation_cards, s.reach_time_ms or 0, s.moves, s.join_order) for s in lines]
     assert keys == sorted(keys)
     assert [s.rank for s in lines] == [1, 2, 3]
-    events = await store.events_since(room_id, 0)
+    events = await store.events.events_since(room_id, 0)
     assert [e["type"] for e in events].count("race_over") == 1
     assert all(s.final for s in lines)
     rep = await race.replay(room_id, a.id)
@@ -249,7 +249,7 @@ async def test_time_limit_times_out_once(race: RaceAuthority, store: ClockStore)
     await asyncio.gather(race.tick(), race.tick(), race.standings(room_id))
     table = await race.standings(room_id)
     assert table.final and {s.status for s in table.standings} == {"timed_out"}
-    events = await store.events_since(room_id, 0)
+    events = await store.events.events_since(room_id, 0)
     types = [e["type"] for e in events]
     assert types.count("race_over") == 1 and types.count("finished") == 2
     seqs = [e["seq"] for e in events]
@@ -294,7 +294,7 @@ async def test_rooms_expire_after_the_race(race: RaceAuthority, store: ClockStor
     store.advance(2000)
     with pytest.raises(err.RoomNotFound):
         await race.get_room(room_id)
-    assert room_id not in await store.room_ids()
+    assert room_id not in await store.rooms.room_ids()
 
 
 async def test_waiting_rooms_expire(race: RaceAuthority, store: ClockStore) -> None:

@@ -50,7 +50,7 @@ async def test_close_during_race_makes_results_final(race: RaceAuthority,
     assert by_id[b.id].status == "resigned" and by_id[b.id].final
     table = await race.standings(room.id)
     assert table.final is True and all(s.final for s in table.standings)
-    events = await store.events_since(room.id, 0)
+    events = await store.events.events_since(room.id, 0)
     kinds = [e["type"] for e in events]
     assert kinds.count("race_over") == 1 and kinds[-2:] == ["race_over", "closed"]
     finished = [e for e in events if e["type"] == "finished"]
@@ -79,6 +79,6 @@ async def test_close_before_start_just_closes(race: RaceAuthority, store: ClockS
     store.advance(10_000)
     later = await race.get_room(room.id)
     assert later.state == "closed" and later.race_clock_ms is None
-    kinds = [e["type"] for e in await store.events_since(room.id, 0)]
+    kinds = [e["type"] for e in await store.events.events_since(room.id, 0)]
     assert "race_over" not in kinds and "started" not in kinds and kinds[-1] == "closed"
     assert (await race.standings(room.id)).final is False

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
 from server.race import errors as err
 from server.race.authority import RaceAuthority, RoomOptions
-from server.store.base import Versioned
 
-from .helpers import ClockStore
+from .helpers import ClockStore, count_calls
 
 
 class CountingStore(ClockStore):
@@ -25,23 +23,8 @@ class CountingStore(ClockStore):
     def __init__(self) -> None:
         super().__init__()
         self.calls: Counter[str] = Counter()
-
-    async def get_move_state(self, room_id: str, racer_id: str, client_move_id: str
-                             ) -> tuple[Versioned | None, Any, Versioned | None]:
-        self.calls["get_move_state"] += 1
-        return await super().get_move_state(room_id, racer_id, client_move_id)
-
-    async def get_room(self, room_id: str) -> Versioned | None:
-        self.calls["get_room"] += 1
-        return await super().get_room(room_id)
-
-    async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
-        self.calls["get_racer"] += 1
-        return await super().get_racer(room_id, racer_id)
-
-    async def save_racer(self, *args: Any, **kwargs: Any) -> Any:
-        self.calls["save_racer"] += 1
-        return await super().save_racer(*args, **kwargs)
+        count_calls(self.rooms, ["get_room"], self.calls)
+        count_calls(self.racers, ["get_move_state", "get_racer", "save_racer"], self.calls)
 
 
 @pytest.fixture
@@ -93,11 +76,11 @@ async def test_a_room_closed_by_another_process_refuses_the_next_move(
     await one.move(room_id, a, ta, move, version, "m1")
     move, version = await _next(two, room_id, a)
     await two.close(room_id, host)
-    seq = await store.last_seq(room_id)
+    seq = await store.events.last_seq(room_id)
     with pytest.raises(err.RoomOver):
         await one.move(room_id, a, ta, move, version, "m2")
-    assert await store.last_seq(room_id) == seq  # no progress event
-    assert await store.get_answer(room_id, a, "m2") is None
+    assert await store.events.last_seq(room_id) == seq  # no progress event
+    assert await store.racers.get_answer(room_id, a, "m2") is None
 
 
 async def test_a_move_made_through_another_process_is_seen(store: CountingStore) -> None:
@@ -149,11 +132,11 @@ async def test_an_illegal_known_move_is_refused_and_changes_nothing(
     room_id, _, a, ta = await _moved_once(race)
     game = await race.game(room_id, a)
     illegal = next(t for t in ("1-2", "2-1", "1-3", "2-3", "3-1") if t not in game.legal_moves)
-    seq = await store.last_seq(room_id)
+    seq = await store.events.last_seq(room_id)
     with pytest.raises(err.MoveIllegal):
         await race.move(room_id, a, ta, illegal, game.version, "m2")
     assert (await race.game(room_id, a)).version == game.version
-    assert await store.last_seq(room_id) == seq
+    assert await store.events.last_seq(room_id) == seq
     with pytest.raises(err.AuthInvalidToken):
         await race.move(room_id, a, "forged", game.legal_moves[0], game.version, "m3")
 

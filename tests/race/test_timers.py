@@ -20,13 +20,18 @@ from .helpers import ClockStore
 
 
 class CountingStore(ClockStore):
+    """The memory store, counting its room reads (``reads``)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.reads = 0
+        get_room = self.rooms.get_room
 
-    async def get_room(self, room_id: str) -> Versioned | None:
-        self.reads += 1
-        return await super().get_room(room_id)
+        async def counted(room_id: str) -> Versioned | None:
+            self.reads += 1
+            return await get_room(room_id)
+
+        self.rooms.get_room = counted  # type: ignore[method-assign]
 
 
 @pytest.fixture
@@ -63,7 +68,7 @@ async def test_sweep_reads_only_rooms_with_due_timers(store: CountingStore) -> N
     store.reads = 0
     store.advance(1_000)
     assert await race.tick() == 0 and store.reads == 0
-    assert await store.due_timers(await store.now_ms() + 10**9) == []
+    assert await store.indexes.due_timers(await store.clock.now_ms() + 10**9) == []
 
 
 async def test_spurious_and_cancelled_timers_are_cleared(store: CountingStore) -> None:
@@ -73,12 +78,13 @@ async def test_spurious_and_cancelled_timers_are_cleared(store: CountingStore) -
     await race.start(room.id, host)
     await race.leave(room.id, racer.id, token)  # the last racer left: countdown cancelled
     assert (await race.get_room(room.id)).state == "waiting"
-    await store.set_timer(room.id, await store.now_ms())  # e.g. a write that lost its CAS
+    # e.g. a write that lost its CAS
+    await store.indexes.set_timer(room.id, await store.clock.now_ms())
     assert await race.tick() == 1
-    assert await store.due_timers(await store.now_ms() + 10**9) == []
-    await store.set_timer("no-such-room", 1)  # a room that vanished
+    assert await store.indexes.due_timers(await store.clock.now_ms() + 10**9) == []
+    await store.indexes.set_timer("no-such-room", 1)  # a room that vanished
     assert await race.tick() == 1
-    assert await store.due_timers(await store.now_ms() + 10**9) == []
+    assert await store.indexes.due_timers(await store.clock.now_ms() + 10**9) == []
 
 
 async def test_close_clears_the_timer(store: CountingStore) -> None:
@@ -86,9 +92,9 @@ async def test_close_clears_the_timer(store: CountingStore) -> None:
     room, host = await race.create_room(RoomOptions(deal=5, countdown_s=0))
     await race.join(room.id, "ada")
     await race.start(room.id, host)
-    assert await store.due_timers(await store.now_ms() + 10**9) != []
+    assert await store.indexes.due_timers(await store.clock.now_ms() + 10**9) != []
     await race.close(room.id, host)
-    assert await store.due_timers(await store.now_ms() + 10**9) == []
+    assert await store.indexes.due_timers(await store.clock.now_ms() + 10**9) == []
 
 
 @pytest.mark.redis
@@ -105,10 +111,10 @@ async def test_sweep_over_redis_starts_the_race_on_time() -> None:
         await asyncio.sleep(1.05)
         assert await race.tick() == 1  # only the counting-down room, not the idle ones
         assert len(idle) == 5
-        due = await store.due_timers(await store.now_ms() + 10**9)
+        due = await store.indexes.due_timers(await store.clock.now_ms() + 10**9)
         assert [rid for rid, _ in due] == [room.id]  # moved to the time limit
         await race.close(room.id, host)
-        assert await store.due_timers(await store.now_ms() + 10**9) == []
+        assert await store.indexes.due_timers(await store.clock.now_ms() + 10**9) == []
     finally:
         await store.close()
         client = aioredis.Redis.from_url("redis://127.0.0.1:6379/0")
@@ -121,7 +127,7 @@ async def test_sweep_over_redis_starts_the_race_on_time() -> None:
 async def test_sweep_still_purges_expired_rooms_from_memory(store: CountingStore) -> None:
     race = RaceAuthority(store)
     room, _ = await race.create_room(RoomOptions(deal=5))
-    assert room.id in store._rooms
+    assert room.id in store._state.rooms
     store.advance(7 * 3_600_000)  # past the waiting TTL
     await race.tick()
-    assert room.id not in store._rooms
+    assert room.id not in store._state.rooms

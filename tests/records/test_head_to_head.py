@@ -116,7 +116,7 @@ async def test_finished_races_feed_the_leaderboards() -> None:
     authority = RaceAuthority(store)
     boards = MemoryLeaderboardStore()
     authority.race_over_hooks.append(race_over_hook(boards))
-    today = utc_date(await store.now_ms())
+    today = utc_date(await store.clock.now_ms())
     await _race(authority, store, {"ada": ["r"], "bob": []}, deal="daily")
     rows = await leaderboard(boards, "belle-lucie", "daily", today)
     # no card for either; bob made fewer moves

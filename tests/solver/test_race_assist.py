@@ -80,7 +80,7 @@ async def test_par_found_after_the_race_end_is_published_as_a_par_event(
     room_id, racer_id, token = await _racing(race)
     await race.resign(room_id, racer_id, token)
     for _ in range(100):
-        events = await race.store.events_since(room_id, 0)
+        events = await race.store.events.events_since(room_id, 0)
         if any(e["type"] == "par" for e in events):
             break
         await asyncio.sleep(0.02)

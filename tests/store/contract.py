@@ -1,9 +1,14 @@
-"""Backend-agnostic contract tests of :class:`server.store.base.Store`.
+"""Backend-agnostic contract tests of the live store (:mod:`server.store.base`):
+one class per part — :class:`RoomRecordsContract`, :class:`RacerGamesContract`,
+:class:`RoomEventLogContract`, :class:`RoomIndexesContract`,
+:class:`ServiceClockContract` — and :class:`AtomicityContract` for the writes
+that span parts (record + answer + events, one write) and the bundle itself.
 
-Use: subclass :class:`StoreContract` in a ``test_*.py`` module and give it a
-``store`` fixture yielding a fresh, open store whose ``event_retention`` is
-:data:`RETENTION` (see ``tests/store/test_memory.py``). Room ids are random,
-so the tests can share one Redis.
+Use: in a ``test_*.py`` module, subclass each of :data:`CONTRACTS` together
+with a mixin whose ``store`` fixture yields a fresh, open
+:class:`~server.store.base.LiveStore` whose events keep :data:`RETENTION`
+events (see ``tests/store/test_memory.py``). Room ids are random, so the tests
+can share one Redis.
 """
 
 from __future__ import annotations
@@ -15,9 +20,18 @@ from typing import Any
 
 import pytest
 
-from server.store.base import EventsTooOld, Store, VersionConflict
+from server.store.base import EventsTooOld, LiveStore, VersionConflict
 
-__all__ = ["RETENTION", "StoreContract"]
+__all__ = [
+    "CONTRACTS",
+    "RETENTION",
+    "AtomicityContract",
+    "RacerGamesContract",
+    "RoomEventLogContract",
+    "RoomIndexesContract",
+    "RoomRecordsContract",
+    "ServiceClockContract",
+]
 
 RETENTION = 5
 """The ``event_retention`` the ``store`` fixture must use."""
@@ -37,217 +51,279 @@ async def _take(it: Any, n: int) -> list[dict[str, Any]]:
     return out
 
 
-class StoreContract:
-    """The contract of server.store.base, test by test."""
+class RoomRecordsContract:
+    """RoomRecords: records, compare-and-set, codes, expiry."""
 
-    async def test_room_create_read_cas(self, store: Store) -> None:
+    async def test_room_create_read_cas(self, store: LiveStore) -> None:
         rid = _rid()
-        assert await store.get_room(rid) is None
-        rev, events = await store.save_room(rid, {"a": 1, "é": "ü"}, 0, [{"type": "created"}])
+        assert await store.rooms.get_room(rid) is None
+        rev, events = await store.rooms.save_room(rid, {"a": 1, "é": "ü"}, 0, [{"type": "created"}])
         assert rev == 1
         assert events == [{"seq": 1, "type": "created"}]
-        got = await store.get_room(rid)
+        got = await store.rooms.get_room(rid)
         assert got is not None and got.data == {"a": 1, "é": "ü"} and got.rev == 1
         with pytest.raises(VersionConflict):
-            await store.save_room(rid, {"a": 2}, 0, [{"type": "x"}])
+            await store.rooms.save_room(rid, {"a": 2}, 0, [{"type": "x"}])
         with pytest.raises(VersionConflict):
-            await store.save_room(rid, {"a": 2}, 5)
+            await store.rooms.save_room(rid, {"a": 2}, 5)
         # nothing half-written by the failed saves
-        got = await store.get_room(rid)
+        got = await store.rooms.get_room(rid)
         assert got is not None and got.data == {"a": 1, "é": "ü"}
-        assert await store.last_seq(rid) == 1
-        rev, _ = await store.save_room(rid, {"a": 3}, 1)
+        assert await store.events.last_seq(rid) == 1
+        rev, _ = await store.rooms.save_room(rid, {"a": 3}, 1)
         assert rev == 2
-        assert rid in await store.room_ids()
+        assert rid in await store.rooms.room_ids()
 
-    async def test_room_timers(self, store: Store) -> None:
-        a, b, c = _rid(), _rid(), _rid()
-        now = await store.now_ms()
-        mine = {a, b, c}
-
-        async def due(at: int) -> list[tuple[str, int]]:
-            return [(r, t) for r, t in await store.due_timers(at) if r in mine]
-
-        assert await due(now + 10**9) == []
-        await store.set_timer(a, now + 200)
-        await store.set_timer(b, now + 100)
-        await store.set_timer(c, now + 5_000)
-        assert await due(now) == []
-        assert await due(now + 150) == [(b, now + 100)]
-        assert await due(now + 200) == [(b, now + 100), (a, now + 200)]  # earliest first
-        assert await due(now + 200) == [(b, now + 100), (a, now + 200)]  # listing keeps them
-        await store.set_timer(b, now + 300)  # moved: replaces the earlier deadline
-        assert await due(now + 250) == [(a, now + 200)]
-        await store.clear_timer(a, now + 999)  # compare-and-delete: not that deadline
-        assert await due(now + 250) == [(a, now + 200)]
-        await store.clear_timer(a, now + 200)
-        await store.clear_timer(c)
-        assert await due(now + 10**9) == [(b, now + 300)]
-        assert len([r for r, _ in await store.due_timers(now + 10**9, limit=1)]) <= 1
-        await store.clear_timer(b)
-        assert await due(now + 10**9) == []
-
-    async def test_codes(self, store: Store) -> None:
+    async def test_codes(self, store: LiveStore) -> None:
         rid, other = _rid(), _rid()
         code = "C" + secrets.token_hex(4).upper()
-        await store.save_room(rid, {"code": code}, 0)
-        await store.save_room(other, {}, 0)
-        assert await store.claim_code(code, rid)
-        assert not await store.claim_code(code, other)
-        assert await store.find_room_by_code(code) == rid
-        assert await store.find_room_by_code("NOPE" + code) is None
+        await store.rooms.save_room(rid, {"code": code}, 0)
+        await store.rooms.save_room(other, {}, 0)
+        assert await store.rooms.claim_code(code, rid)
+        assert not await store.rooms.claim_code(code, other)
+        assert await store.rooms.find_room_by_code(code) == rid
+        assert await store.rooms.find_room_by_code("NOPE" + code) is None
 
-    async def test_racer_cas_and_answers(self, store: Store) -> None:
+    async def test_expiry(self, store: LiveStore) -> None:
         rid = _rid()
-        await store.save_room(rid, {}, 0)
-        assert await store.get_racer(rid, "r1") is None
-        rev, _ = await store.save_racer(rid, "r1", {"v": 0}, 0)
+        code = "E" + secrets.token_hex(4).upper()
+        await store.rooms.save_room(rid, {}, 0, [{"type": "a"}])
+        await store.rooms.claim_code(code, rid)
+        await store.racers.save_racer(rid, "r", {}, 0, answer=("m", {}))
+        await store.rooms.expire_room(rid, 50)
+        assert await store.rooms.get_room(rid) is not None
+        await asyncio.sleep(0.3)
+        assert await store.rooms.get_room(rid) is None
+        assert await store.racers.get_racer(rid, "r") is None
+        assert await store.racers.get_answer(rid, "r", "m") is None
+        assert await store.rooms.find_room_by_code(code) is None
+        assert rid not in await store.rooms.room_ids()
+
+class RacerGamesContract:
+    """RacerGames: racer records, answers, the move read."""
+
+    async def test_racer_cas_and_answers(self, store: LiveStore) -> None:
+        rid = _rid()
+        await store.rooms.save_room(rid, {}, 0)
+        assert await store.racers.get_racer(rid, "r1") is None
+        rev, _ = await store.racers.save_racer(rid, "r1", {"v": 0}, 0)
         assert rev == 1
-        rev, events = await store.save_racer(
+        rev, events = await store.racers.save_racer(
             rid, "r1", {"v": 1}, 1, answer=("m1", {"ok": 1}), events=[{"type": "progress"}]
         )
         assert rev == 2 and events[0]["seq"] == 1
-        assert await store.get_answer(rid, "r1", "m1") == {"ok": 1}
-        assert await store.get_answer(rid, "r1", "m2") is None
-        assert await store.get_answer(rid, "r2", "m1") is None
+        assert await store.racers.get_answer(rid, "r1", "m1") == {"ok": 1}
+        assert await store.racers.get_answer(rid, "r1", "m2") is None
+        assert await store.racers.get_answer(rid, "r2", "m1") is None
         # repeated client move id: refused even with the right rev; first answer kept
         with pytest.raises(VersionConflict):
-            await store.save_racer(rid, "r1", {"v": 9}, 2, answer=("m1", {"ok": 2}),
-                                   events=[{"type": "x"}])
+            await store.racers.save_racer(rid, "r1", {"v": 9}, 2, answer=("m1", {"ok": 2}),
+                                          events=[{"type": "x"}])
         with pytest.raises(VersionConflict):
-            await store.save_racer(rid, "r1", {"v": 9}, 1, answer=("m3", {"ok": 3}))
-        got = await store.get_racer(rid, "r1")
+            await store.racers.save_racer(rid, "r1", {"v": 9}, 1, answer=("m3", {"ok": 3}))
+        got = await store.racers.get_racer(rid, "r1")
         assert got is not None and got.data == {"v": 1} and got.rev == 2
-        assert await store.get_answer(rid, "r1", "m1") == {"ok": 1}
-        assert await store.get_answer(rid, "r1", "m3") is None
-        assert await store.last_seq(rid) == 1
-        await store.save_racer(rid, "r2", {"v": 0}, 0)
-        racers = await store.get_racers(rid)
+        assert await store.racers.get_answer(rid, "r1", "m1") == {"ok": 1}
+        assert await store.racers.get_answer(rid, "r1", "m3") is None
+        assert await store.events.last_seq(rid) == 1
+        await store.racers.save_racer(rid, "r2", {"v": 0}, 0)
+        racers = await store.racers.get_racers(rid)
         assert set(racers) == {"r1", "r2"} and racers["r1"].data == {"v": 1}
 
-    async def test_racer_write_checks_the_room_rev_when_given(self, store: Store) -> None:
+    async def test_move_state_reads_room_answer_and_racer(self, store: LiveStore) -> None:
         rid = _rid()
-        await store.save_room(rid, {"s": "racing"}, 0)
-        rev, events = await store.save_racer(rid, "r1", {"v": 1}, 0, answer=("m1", {"ok": 1}),
-                                             events=[{"type": "progress"}], room_rev=1)
-        assert rev == 1 and events[0]["seq"] == 1
-        await store.save_room(rid, {"s": "closed"}, 1)  # the room changed: rev 2
-        with pytest.raises(VersionConflict):
-            await store.save_racer(rid, "r1", {"v": 2}, 1, answer=("m2", {"ok": 2}),
-                                   events=[{"type": "progress"}], room_rev=1)
-        got = await store.get_racer(rid, "r1")
-        assert got is not None and got.data == {"v": 1} and got.rev == 1
-        assert await store.get_answer(rid, "r1", "m2") is None
-        assert await store.last_seq(rid) == 1  # nothing appended
-        rev, events = await store.save_racer(rid, "r1", {"v": 2}, 1, answer=("m2", {"ok": 2}),
-                                             events=[{"type": "progress"}], room_rev=2)
-        assert rev == 2 and events[0]["seq"] == 2
-        assert (await store.get_answer(rid, "r1", "m2")) == {"ok": 2}
-
-    async def test_move_state_reads_room_answer_and_racer(self, store: Store) -> None:
-        rid = _rid()
-        assert await store.get_move_state(rid, "r1", "m1") == (None, None, None)
-        await store.save_room(rid, {"a": 1}, 0)
-        await store.save_racer(rid, "r1", {"v": 1}, 0, answer=("m1", {"ok": 1}))
-        room, answer, racer = await store.get_move_state(rid, "r1", "m1")
+        assert await store.racers.get_move_state(rid, "r1", "m1") == (None, None, None)
+        await store.rooms.save_room(rid, {"a": 1}, 0)
+        await store.racers.save_racer(rid, "r1", {"v": 1}, 0, answer=("m1", {"ok": 1}))
+        room, answer, racer = await store.racers.get_move_state(rid, "r1", "m1")
         assert room is not None and room.data == {"a": 1} and room.rev == 1
         assert answer == {"ok": 1}
         assert racer is not None and racer.data == {"v": 1} and racer.rev == 1
-        room, answer, racer = await store.get_move_state(rid, "r2", "m1")
+        room, answer, racer = await store.racers.get_move_state(rid, "r2", "m1")
         assert room is not None and answer is None and racer is None
 
-    async def test_concurrent_cas_one_winner(self, store: Store) -> None:
+class RoomEventLogContract:
+    """RoomEventLog: numbering, retention, subscriptions."""
+
+    async def test_event_log_since_and_trim(self, store: LiveStore) -> None:
         rid = _rid()
-        await store.save_room(rid, {}, 0)
-        await store.save_racer(rid, "r", {"n": 0}, 0)
-
-        async def attempt(i: int) -> bool:
-            try:
-                await store.save_racer(rid, "r", {"n": i}, 1, answer=(f"id{i}", {"i": i}),
-                                       events=[{"type": "progress", "i": i}])
-            except VersionConflict:
-                return False
-            return True
-
-        results = await asyncio.gather(*(attempt(i) for i in range(10)))
-        assert sum(results) == 1
-        assert await store.last_seq(rid) == 1
-
-    async def test_event_log_since_and_trim(self, store: Store) -> None:
-        rid = _rid()
-        await store.save_room(rid, {}, 0)
-        assert await store.events_since(rid, 0) == []
-        stored = await store.append_events(rid, [{"type": "e", "i": i} for i in range(3)])
+        await store.rooms.save_room(rid, {}, 0)
+        assert await store.events.events_since(rid, 0) == []
+        stored = await store.events.append_events(rid, [{"type": "e", "i": i} for i in range(3)])
         assert [e["seq"] for e in stored] == [1, 2, 3]
-        assert [e["i"] for e in await store.events_since(rid, 1)] == [1, 2]
-        assert await store.events_since(rid, 3) == []
-        await store.append_events(rid, [{"type": "e", "i": i} for i in range(3, 3 + RETENTION)])
-        assert await store.last_seq(rid) == 3 + RETENTION
-        tail = await store.events_since(rid, 3)
+        assert [e["i"] for e in await store.events.events_since(rid, 1)] == [1, 2]
+        assert await store.events.events_since(rid, 3) == []
+        await store.events.append_events(
+            rid, [{"type": "e", "i": i} for i in range(3, 3 + RETENTION)])
+        assert await store.events.last_seq(rid) == 3 + RETENTION
+        tail = await store.events.events_since(rid, 3)
         assert [e["seq"] for e in tail] == list(range(4, 4 + RETENTION))
         with pytest.raises(EventsTooOld):
-            await store.events_since(rid, 0)
+            await store.events.events_since(rid, 0)
 
-    async def test_subscribe_backlog_then_live_in_order(self, store: Store) -> None:
+    async def test_subscribe_backlog_then_live_in_order(self, store: LiveStore) -> None:
         rid = _rid()
-        await store.save_room(rid, {}, 0)
-        await store.append_events(rid, [{"type": "a"}, {"type": "b"}])
-        it = store.subscribe(rid, 1)
+        await store.rooms.save_room(rid, {}, 0)
+        await store.events.append_events(rid, [{"type": "a"}, {"type": "b"}])
+        it = store.events.subscribe(rid, 1)
         async with contextlib.aclosing(it):
             first = await _take(it, 1)
             assert first == [{"seq": 2, "type": "b"}]
 
             async def later() -> None:
                 await asyncio.sleep(0.05)
-                await store.save_room(rid, {"x": 1}, 1, [{"type": "c"}])
-                await store.save_racer(rid, "r", {}, 0, events=[{"type": "d"}, {"type": "e"}])
+                await store.rooms.save_room(rid, {"x": 1}, 1, [{"type": "c"}])
+                await store.racers.save_racer(rid, "r", {}, 0,
+                                              events=[{"type": "d"}, {"type": "e"}])
 
             task = asyncio.create_task(later())
             rest = await _take(it, 3)
             await task
         assert [(e["seq"], e["type"]) for e in rest] == [(3, "c"), (4, "d"), (5, "e")]
 
-    async def test_subscribe_too_old(self, store: Store) -> None:
+    async def test_subscribe_too_old(self, store: LiveStore) -> None:
         rid = _rid()
-        await store.save_room(rid, {}, 0)
-        await store.append_events(rid, [{"type": "e"}] * (RETENTION + 2))
-        it = store.subscribe(rid, 0)
+        await store.rooms.save_room(rid, {}, 0)
+        await store.events.append_events(rid, [{"type": "e"}] * (RETENTION + 2))
+        it = store.events.subscribe(rid, 0)
         with pytest.raises(EventsTooOld):
             async with contextlib.aclosing(it):
                 await _take(it, 1)
 
-    async def test_lobby_index_latest_first_until_its_time(self, store: Store) -> None:
-        now = await store.now_ms()
+class RoomIndexesContract:
+    """RoomIndexes: room timers and the lobby index."""
+
+    async def test_room_timers(self, store: LiveStore) -> None:
+        a, b, c = _rid(), _rid(), _rid()
+        now = await store.clock.now_ms()
+        mine = {a, b, c}
+
+        async def due(at: int) -> list[tuple[str, int]]:
+            return [(r, t) for r, t in await store.indexes.due_timers(at) if r in mine]
+
+        assert await due(now + 10**9) == []
+        await store.indexes.set_timer(a, now + 200)
+        await store.indexes.set_timer(b, now + 100)
+        await store.indexes.set_timer(c, now + 5_000)
+        assert await due(now) == []
+        assert await due(now + 150) == [(b, now + 100)]
+        assert await due(now + 200) == [(b, now + 100), (a, now + 200)]  # earliest first
+        assert await due(now + 200) == [(b, now + 100), (a, now + 200)]  # listing keeps them
+        await store.indexes.set_timer(b, now + 300)  # moved: replaces the earlier deadline
+        assert await due(now + 250) == [(a, now + 200)]
+        await store.indexes.clear_timer(a, now + 999)  # compare-and-delete: not that deadline
+        assert await due(now + 250) == [(a, now + 200)]
+        await store.indexes.clear_timer(a, now + 200)
+        await store.indexes.clear_timer(c)
+        assert await due(now + 10**9) == [(b, now + 300)]
+        assert len([r for r, _ in await store.indexes.due_timers(now + 10**9, limit=1)]) <= 1
+        await store.indexes.clear_timer(b)
+        assert await due(now + 10**9) == []
+
+    async def test_lobby_index_latest_first_until_its_time(self, store: LiveStore) -> None:
+        now = await store.clock.now_ms()
         past, a, b = _rid(), _rid(), _rid()
         for rid in (past, a, b):
-            await store.save_room(rid, {}, 0)
-        await store.add_to_lobby(past, now - 1)
-        await store.add_to_lobby(b, now + 60_001)
-        await store.add_to_lobby(a, now + 60_000)
-        assert await store.lobby_room_ids() == [b, a]  # past its time: gone
-        await store.remove_from_lobby([a, "no-such-room"])
-        await store.remove_from_lobby([])
-        assert await store.lobby_room_ids() == [b]
+            await store.rooms.save_room(rid, {}, 0)
+        await store.indexes.add_to_lobby(past, now - 1)
+        await store.indexes.add_to_lobby(b, now + 60_001)
+        await store.indexes.add_to_lobby(a, now + 60_000)
+        assert await store.indexes.lobby_room_ids() == [b, a]  # past its time: gone
+        await store.indexes.remove_from_lobby([a, "no-such-room"])
+        await store.indexes.remove_from_lobby([])
+        assert await store.indexes.lobby_room_ids() == [b]
 
-    async def test_expiry(self, store: Store) -> None:
-        rid = _rid()
-        code = "E" + secrets.token_hex(4).upper()
-        await store.save_room(rid, {}, 0, [{"type": "a"}])
-        await store.claim_code(code, rid)
-        await store.save_racer(rid, "r", {}, 0, answer=("m", {}))
-        await store.expire_room(rid, 50)
-        assert await store.get_room(rid) is not None
-        await asyncio.sleep(0.3)
-        assert await store.get_room(rid) is None
-        assert await store.get_racer(rid, "r") is None
-        assert await store.get_answer(rid, "r", "m") is None
-        assert await store.find_room_by_code(code) is None
-        assert rid not in await store.room_ids()
+class ServiceClockContract:
+    """ServiceClock: Unix ms, moving forward."""
 
-    async def test_clock(self, store: Store) -> None:
-        a = await store.now_ms()
+    async def test_clock(self, store: LiveStore) -> None:
+        a = await store.clock.now_ms()
         await asyncio.sleep(0.02)
-        b = await store.now_ms()
+        b = await store.clock.now_ms()
         assert 10 <= b - a < 5_000
         assert a > 1_600_000_000_000
+
+class AtomicityContract:
+    """Across parts: one write stores record, answer and events, or nothing; the bundle."""
+
+    async def test_racer_write_checks_the_room_rev_when_given(self, store: LiveStore) -> None:
+        rid = _rid()
+        await store.rooms.save_room(rid, {"s": "racing"}, 0)
+        rev, events = await store.racers.save_racer(
+            rid, "r1", {"v": 1}, 0, answer=("m1", {"ok": 1}), events=[{"type": "progress"}],
+            room_rev=1)
+        assert rev == 1 and events[0]["seq"] == 1
+        await store.rooms.save_room(rid, {"s": "closed"}, 1)  # the room changed: rev 2
+        with pytest.raises(VersionConflict):
+            await store.racers.save_racer(rid, "r1", {"v": 2}, 1, answer=("m2", {"ok": 2}),
+                                          events=[{"type": "progress"}], room_rev=1)
+        got = await store.racers.get_racer(rid, "r1")
+        assert got is not None and got.data == {"v": 1} and got.rev == 1
+        assert await store.racers.get_answer(rid, "r1", "m2") is None
+        assert await store.events.last_seq(rid) == 1  # nothing appended
+        rev, events = await store.racers.save_racer(
+            rid, "r1", {"v": 2}, 1, answer=("m2", {"ok": 2}), events=[{"type": "progress"}],
+            room_rev=2)
+        assert rev == 2 and events[0]["seq"] == 2
+        assert (await store.racers.get_answer(rid, "r1", "m2")) == {"ok": 2}
+
+    async def test_concurrent_cas_one_winner(self, store: LiveStore) -> None:
+        rid = _rid()
+        await store.rooms.save_room(rid, {}, 0)
+        await store.racers.save_racer(rid, "r", {"n": 0}, 0)
+
+        async def attempt(i: int) -> bool:
+            try:
+                await store.racers.save_racer(rid, "r", {"n": i}, 1, answer=(f"id{i}", {"i": i}),
+                                              events=[{"type": "progress", "i": i}])
+            except VersionConflict:
+                return False
+            return True
+
+        results = await asyncio.gather(*(attempt(i) for i in range(10)))
+        assert sum(results) == 1
+        assert await store.events.last_seq(rid) == 1
+
+    async def test_a_refused_write_leaves_every_part_as_it_was(self, store: LiveStore) -> None:
+        rid = _rid()
+        await store.rooms.save_room(rid, {"v": 1}, 0, [{"type": "created"}])
+        await store.racers.save_racer(rid, "r", {"v": 1}, 0, answer=("m1", {"ok": 1}),
+                                      events=[{"type": "p"}])
+
+        async def everything() -> tuple[Any, ...]:
+            return (await store.rooms.get_room(rid), await store.racers.get_racers(rid),
+                    await store.events.events_since(rid, 0), await store.events.last_seq(rid))
+
+        before = await everything()
+        with pytest.raises(VersionConflict):  # stale room rev
+            await store.rooms.save_room(rid, {"v": 2}, 0, [{"type": "x"}])
+        with pytest.raises(VersionConflict):  # stale racer rev
+            await store.racers.save_racer(rid, "r", {"v": 2}, 0, answer=("m2", {}),
+                                          events=[{"type": "x"}])
+        with pytest.raises(VersionConflict):  # the client move id has its answer
+            await store.racers.save_racer(rid, "r", {"v": 2}, 1, answer=("m1", {}),
+                                          events=[{"type": "x"}])
+        with pytest.raises(VersionConflict):  # the room changed since the move was decided
+            await store.racers.save_racer(rid, "r", {"v": 2}, 1, answer=("m2", {}),
+                                          events=[{"type": "x"}], room_rev=7)
+        assert await everything() == before
+        assert await store.racers.get_answer(rid, "r", "m1") == {"ok": 1}
+        assert await store.racers.get_answer(rid, "r", "m2") is None
+
+    async def test_events_come_back_as_the_write_stored_them(self, store: LiveStore) -> None:
+        rid = _rid()
+        _, a = await store.rooms.save_room(rid, {}, 0, [{"type": "created", "seq": 99}])
+        _, b = await store.racers.save_racer(rid, "r", {}, 0,
+                                             events=[{"type": "p", "n": 1}, {"type": "p", "n": 2}])
+        c = await store.events.append_events(rid, [{"type": "x"}])
+        assert [e["seq"] for e in a + b + c] == [1, 2, 3, 4]  # the store numbers them
+        assert await store.events.events_since(rid, 0) == a + b + c
+        assert await store.events.last_seq(rid) == 4
+
+    async def test_ping(self, store: LiveStore) -> None:
         await store.ping()
+
+
+CONTRACTS = (RoomRecordsContract, RacerGamesContract, RoomEventLogContract,
+             RoomIndexesContract, ServiceClockContract, AtomicityContract)
+"""Every contract class a backend must pass."""

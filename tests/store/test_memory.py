@@ -1,4 +1,5 @@
-"""The memory store keeps the store contract."""
+"""The memory twin of every live-store part keeps its contract; plus the memory
+store's own cases (closing, the size of what it keeps)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,49 @@ import pytest
 from server.store import MemoryStore, open_store
 from server.store.base import StoreUnavailable
 
-from .contract import RETENTION, StoreContract
+from .contract import (
+    RETENTION,
+    AtomicityContract,
+    RacerGamesContract,
+    RoomEventLogContract,
+    RoomIndexesContract,
+    RoomRecordsContract,
+    ServiceClockContract,
+)
 
 
-class TestMemoryStore(StoreContract):
+class MemoryTwin:
+    """The ``store`` fixture of the contract classes: a fresh memory store."""
+
     @pytest.fixture
     async def store(self) -> AsyncIterator[MemoryStore]:
         store = MemoryStore(event_retention=RETENTION)
         yield store
         await store.close()
+
+
+class TestMemoryRoomRecords(MemoryTwin, RoomRecordsContract):
+    pass
+
+
+class TestMemoryRacerGames(MemoryTwin, RacerGamesContract):
+    pass
+
+
+class TestMemoryEventLog(MemoryTwin, RoomEventLogContract):
+    pass
+
+
+class TestMemoryIndexes(MemoryTwin, RoomIndexesContract):
+    pass
+
+
+class TestMemoryClock(MemoryTwin, ServiceClockContract):
+    pass
+
+
+class TestMemoryAtomicity(MemoryTwin, AtomicityContract):
+    pass
 
 
 def test_open_store_by_scheme() -> None:
@@ -39,15 +74,15 @@ async def test_stored_records_cost_their_size_not_a_serializer_buffer() -> None:
     """orjson 3.12+ returns bytes that keep a 4 KiB buffer: a 50-byte answer
     held ~4.1 KB until the store copied records to their exact size."""
     store = MemoryStore(event_retention=10_000)
-    await store.save_room("r1", {"id": "r1"}, 0)
+    await store.rooms.save_room("r1", {"id": "r1"}, 0)
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         for i in range(1000):
-            await store.save_racer("r1", f"racer{i}", {"moves": i}, 0,
-                                   answer=(f"m{i}", {"version": 1, "applied": True,
-                                                     "reach_time_ms": i}),
-                                   events=[{"type": "racer/progress", "racer": f"racer{i}"}])
+            await store.racers.save_racer("r1", f"racer{i}", {"moves": i}, 0,
+                                          answer=(f"m{i}", {"version": 1, "applied": True,
+                                                            "reach_time_ms": i}),
+                                          events=[{"type": "racer/progress", "racer": f"racer{i}"}])
         per_move = (tracemalloc.get_traced_memory()[0] - before) / 1000
     finally:
         tracemalloc.stop()

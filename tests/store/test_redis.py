@@ -1,5 +1,6 @@
-"""The Redis store keeps the store contract, against the real Redis; plus its
-own faults (unreachable Redis, killed connections) and key layout."""
+"""The Redis twin of every live-store part keeps its contract, against the real
+Redis; plus the Redis store's own faults (unreachable Redis, killed
+connections) and key layout."""
 
 from __future__ import annotations
 
@@ -19,7 +20,15 @@ from server.store.base import StoreUnavailable
 from server.store.redis import RedisStore
 from server.store.redis_batch import Batcher
 
-from .contract import RETENTION, StoreContract
+from .contract import (
+    RETENTION,
+    AtomicityContract,
+    RacerGamesContract,
+    RoomEventLogContract,
+    RoomIndexesContract,
+    RoomRecordsContract,
+    ServiceClockContract,
+)
 
 URL = "redis://127.0.0.1:6379/0"
 pytestmark = pytest.mark.redis
@@ -42,19 +51,45 @@ async def prefix() -> AsyncIterator[str]:
     await _drop_prefix(value)
 
 
-class TestRedisStore(StoreContract):
+class RedisTwin:
+    """The ``store`` fixture of the contract classes: a Redis store on its own prefix."""
+
     @pytest.fixture
     async def store(self, prefix: str) -> AsyncIterator[RedisStore]:
         store = RedisStore.from_url(f"{URL}?prefix={prefix}&retention={RETENTION}")
-        assert store.event_retention == RETENTION and store.prefix == prefix
+        assert store.events.event_retention == RETENTION and store.prefix == prefix
         yield store
         await store.close()
+
+
+class TestRedisRoomRecords(RedisTwin, RoomRecordsContract):
+    pass
+
+
+class TestRedisRacerGames(RedisTwin, RacerGamesContract):
+    pass
+
+
+class TestRedisEventLog(RedisTwin, RoomEventLogContract):
+    pass
+
+
+class TestRedisIndexes(RedisTwin, RoomIndexesContract):
+    pass
+
+
+class TestRedisClock(RedisTwin, ServiceClockContract):
+    pass
+
+
+class TestRedisAtomicity(RedisTwin, AtomicityContract):
+    pass
 
 
 def test_open_store_by_url() -> None:
     store = open_store("redis://127.0.0.1:6379/0?prefix=x:&retention=7")
     assert isinstance(store, RedisStore)
-    assert store.prefix == "x:" and store.event_retention == 7
+    assert store.prefix == "x:" and store.events.event_retention == 7
     with pytest.raises(ValueError, match="retention"):
         open_store("redis://127.0.0.1:6379/0?retention=lots")
 
@@ -63,11 +98,11 @@ async def test_keys_share_the_room_hash_tag_and_expire(prefix: str) -> None:
     store = RedisStore.from_url(URL, prefix=prefix)
     client = aioredis.Redis.from_url(URL)
     try:
-        await store.save_room("r1", {"code": "ABCD"}, 0, [{"type": "created"}])
-        await store.claim_code("ABCD", "r1")
-        await store.expire_room("r1", 60_000)
+        await store.rooms.save_room("r1", {"code": "ABCD"}, 0, [{"type": "created"}])
+        await store.rooms.claim_code("ABCD", "r1")
+        await store.rooms.expire_room("r1", 60_000)
         # written after expire_room: keeps the deadline
-        await store.save_racer("r1", "x", {}, 0, answer=("m", {}), events=[{"type": "p"}])
+        await store.racers.save_racer("r1", "x", {}, 0, answer=("m", {}), events=[{"type": "p"}])
         keys = sorted([k.decode() async for k in client.scan_iter(match=f"{prefix}*")])
         room_keys = [k for k in keys if "{room:r1}" in k]
         assert room_keys == [f"{prefix}{{room:r1}}", f"{prefix}{{room:r1}}:a",
@@ -79,8 +114,8 @@ async def test_keys_share_the_room_hash_tag_and_expire(prefix: str) -> None:
         assert await client.xrange(f"{prefix}{{room:r1}}:e") == [
             (b"1-0", {b"e": b'{"seq":1,"type":"created"}'}),
             (b"2-0", {b"e": b'{"seq":2,"type":"p"}'})]
-        await store.expire_room("r1", 0)
-        assert await store.room_ids() == []
+        await store.rooms.expire_room("r1", 0)
+        assert await store.rooms.room_ids() == []
         assert [k async for k in client.scan_iter(match=f"{prefix}*")] == []
     finally:
         await store.close()
@@ -91,7 +126,7 @@ async def test_processes_share_one_clock(prefix: str) -> None:
     a = RedisStore.from_url(URL, prefix=prefix)
     b = RedisStore.from_url(URL, prefix=prefix)
     try:
-        ta, tb = await a.now_ms(), await b.now_ms()
+        ta, tb = await a.clock.now_ms(), await b.clock.now_ms()
         assert abs(ta - tb) < 50
     finally:
         await a.close()
@@ -103,15 +138,15 @@ async def test_subscribe_sees_other_processes_and_ends_when_room_vanishes(prefix
     b = RedisStore.from_url(URL, prefix=prefix)
     a.follower._check_s = 0.1
     try:
-        await a.save_room("v", {}, 0, [{"type": "created"}])
+        await a.rooms.save_room("v", {}, 0, [{"type": "created"}])
         seen = []
-        async with asyncio.timeout(5), contextlib.aclosing(a.subscribe("v", 0)) as it:
+        async with asyncio.timeout(5), contextlib.aclosing(a.events.subscribe("v", 0)) as it:
             async for event in it:
                 seen.append(event["type"])
                 if event["type"] == "created":
-                    await b.append_events("v", [{"type": "x"}])
+                    await b.events.append_events("v", [{"type": "x"}])
                 elif event["type"] == "x":
-                    await b.expire_room("v", 0)
+                    await b.rooms.expire_room("v", 0)
         assert seen == ["created", "x"]
     finally:
         await a.close()
@@ -122,12 +157,12 @@ async def test_unreachable_redis_is_store_unavailable_fast() -> None:
     store = RedisStore.from_url("redis://127.0.0.1:1/0")
     try:
         async with asyncio.timeout(10):
-            for call in (store.ping(), store.get_room("x"), store.now_ms(),
-                         store.save_room("x", {}, 0)):
+            for call in (store.ping(), store.rooms.get_room("x"), store.clock.now_ms(),
+                         store.rooms.save_room("x", {}, 0)):
                 with pytest.raises(StoreUnavailable, match="retry"):
                     await call
             with pytest.raises(StoreUnavailable):
-                async with contextlib.aclosing(store.subscribe("x", 0)) as it:
+                async with contextlib.aclosing(store.events.subscribe("x", 0)) as it:
                     await it.__anext__()
     finally:
         await store.close()
@@ -138,9 +173,9 @@ async def test_killed_connections_recover_and_subscriptions_resume(prefix: str) 
     writer = RedisStore.from_url(URL, prefix=prefix, client_name="test-writer")
     admin = aioredis.Redis.from_url(URL)
     try:
-        await store.save_room("k", {}, 0, [{"type": "e", "i": 0}])
+        await store.rooms.save_room("k", {}, 0, [{"type": "e", "i": 0}])
         seen: list[int] = []
-        async with asyncio.timeout(15), contextlib.aclosing(store.subscribe("k", 0)) as it:
+        async with asyncio.timeout(15), contextlib.aclosing(store.events.subscribe("k", 0)) as it:
             async for event in it:
                 seen.append(event["i"])
                 if event["i"] == 0:
@@ -151,14 +186,14 @@ async def test_killed_connections_recover_and_subscriptions_resume(prefix: str) 
                             killed += 1
                     assert killed >= 2  # the command and the pub/sub connection
                     # published while the follower is away: recovered from the stream
-                    await writer.append_events("k", [{"type": "e", "i": 1}])
+                    await writer.events.append_events("k", [{"type": "e", "i": 1}])
                 if event["i"] == 1:
-                    await store.append_events("k", [{"type": "e", "i": 2}])
+                    await store.events.append_events("k", [{"type": "e", "i": 2}])
                 if event["i"] == 2:
                     break
         assert seen == [0, 1, 2]
         assert store.follower.reconnects >= 1
-        assert (await store.get_room("k")) is not None
+        assert (await store.rooms.get_room("k")) is not None
     finally:
         await store.close()
         await writer.close()
@@ -201,11 +236,11 @@ async def test_room_without_code_leaves_the_index_with_its_keys(prefix: str) -> 
     store = RedisStore.from_url(URL, prefix=prefix)
     client = aioredis.Redis.from_url(URL)
     try:
-        await store.save_room("nocode", {}, 0, [{"type": "created"}])
-        assert await store.room_ids() == ["nocode"]
-        await store.expire_room("nocode", 50)
+        await store.rooms.save_room("nocode", {}, 0, [{"type": "created"}])
+        assert await store.rooms.room_ids() == ["nocode"]
+        await store.rooms.expire_room("nocode", 50)
         await asyncio.sleep(0.2)
-        assert await store.room_ids() == []
+        assert await store.rooms.room_ids() == []
         assert [k async for k in client.scan_iter(match=f"{prefix}*")] == []
     finally:
         await store.close()

@@ -1,0 +1,148 @@
+"""What the parts of the Redis store share: one :class:`RedisContext`.
+
+The context holds the command client, the key prefix and every key name
+(layout: :mod:`server.store.redis_scripts`), the auto-pipeline
+(:class:`~server.store.redis_batch.Batcher`), the calibrated clock
+(:class:`~server.store.redis_clock.RedisClock`) and the per-process fan-out
+follower (:class:`~server.store.redis_fanout.Follower`). Each part of
+:mod:`server.store.redis` keeps a reference to it; none opens connections
+of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
+
+from .base import Versioned, decode_record
+from .redis_batch import Batcher
+from .redis_clock import RedisClock, unavailable
+from .redis_fanout import Follower
+
+__all__ = ["RedisContext", "read_versioned", "unavailable"]
+
+
+def read_versioned(raw: bytes) -> Versioned:
+    """A stored ``b"<rev>\\n<record JSON>"`` as :class:`Versioned`.
+
+    :raises StoreError: the record bytes are not a JSON object.
+    """
+    rev, _, data = raw.partition(b"\n")
+    number = int(rev)
+    return Versioned(decode_record(data), number)
+
+
+class RedisContext:
+    """The shared connection of one Redis store (module docstring).
+
+    ``client`` runs commands; ``pubsub_client`` (same server) is used only by
+    the follower. ``event_retention``: events kept per room (at least 1);
+    ``clock_sync_s``: seconds between clock calibrations; ``batch``: most
+    commands of one auto-pipeline (1: no batching).
+    """
+
+    def __init__(self, client: aioredis.Redis, pubsub_client: aioredis.Redis, *,
+                 prefix: str, event_retention: int, clock_sync_s: float, batch: int) -> None:
+        self.redis = client
+        self.prefix = prefix
+        self.event_retention = max(1, event_retention)
+        self.batch = Batcher(client, max_batch=batch)
+        self.clock = RedisClock(client, sync_s=clock_sync_s)
+        self.follower = Follower(pubsub_client, self._alive_channels,
+                                 buffer=max(64, 2 * self.event_retention))
+
+    def script(self, source: str) -> AsyncScript:
+        """``source`` registered on the command client (its SHA1, loaded lazily)."""
+        return self.redis.register_script(source)
+
+    async def eval(self, script: AsyncScript, keys: list[str],
+                   args: Sequence[bytes | str | int]) -> Any:
+        """Run ``script`` through the batcher (EVALSHA; loaded on first NOSCRIPT).
+
+        Raises redis-py errors (the caller maps them with :func:`unavailable`).
+        """
+        try:
+            return await self.batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            await self.redis.script_load(script.script)
+            return await self.batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
+
+    # -- keys ----------------------------------------------------------------
+
+    def room_hash(self, room_id: str) -> str:
+        """The room's hash: room record, racer records, ``seq``, ``code``."""
+        return f"{self.prefix}{{room:{room_id}}}"
+
+    def room_keys(self, room_id: str) -> tuple[str, str, str]:
+        """The room's hash, answers hash and events stream."""
+        h = self.room_hash(room_id)
+        return h, h + ":a", h + ":e"
+
+    def channel(self, room_id: str) -> str:
+        """The pub/sub channel the room's writes publish their events on."""
+        return self.room_hash(room_id) + ":ch"
+
+    def code_key(self, code: str) -> str:
+        """Short code → room id."""
+        return f"{self.prefix}{{code:{code}}}"
+
+    @property
+    def index_key(self) -> str:
+        """Sorted set: live room id → its expiry (Unix ms; ``+inf``: none set)."""
+        return f"{self.prefix}rooms"
+
+    @property
+    def lobby_key(self) -> str:
+        """Sorted set: room id → until when the lobby lists it (Unix ms)."""
+        return f"{self.prefix}lobby"
+
+    @property
+    def timers_key(self) -> str:
+        """Sorted set: room id → its next timer deadline (Unix ms)."""
+        return f"{self.prefix}timers"
+
+    # -- shared reads ----------------------------------------------------------
+
+    async def live_members(self, key: str, *, latest_first: bool = False) -> list[str]:
+        """Members of the sorted set ``key`` whose score (a deadline, Unix ms)
+        has not passed; the passed ones are dropped (one pipeline).
+
+        :raises StoreUnavailable:
+        """
+        now = await self.clock.now_ms()
+        with unavailable():
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zrange(key, 0, -1, desc=latest_first)
+            _, ids = await pipe.execute()
+        return [i.decode() for i in ids]
+
+    async def _alive_channels(self, channels: list[str]) -> set[str]:
+        """The followed channels whose rooms still exist (for the follower)."""
+        with unavailable():
+            pipe = self.redis.pipeline(transaction=False)
+            for channel in channels:
+                pipe.exists(channel.removesuffix(":ch"))
+            found = await pipe.execute()
+        return {c for c, n in zip(channels, found, strict=True) if n}
+
+    # -- life cycle ----------------------------------------------------------
+
+    async def ping(self) -> None:
+        """:raises StoreUnavailable: Redis does not answer."""
+        with unavailable():
+            await self.redis.ping()
+
+    async def close(self) -> None:
+        """Stop the clock and the follower (waking every subscriber), wait for
+        the batches in flight, close the command connections."""
+        await self.clock.close()
+        await self.follower.close()
+        await self.batch.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()

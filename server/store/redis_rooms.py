@@ -1,0 +1,89 @@
+"""Room records of the Redis store: the room hash, short codes, expiry.
+
+A room record is the field ``room`` of the room hash ``P{room:R}``
+(``"<rev>\\n<record JSON>"``); :meth:`RedisRoomRecords.save_room` is one Lua
+script (compare-and-set + events + publish, one round trip). Short codes are
+``P{code:C}`` → room id. The live rooms are the sorted set ``Prooms``, scored
+by their expiry (``+inf`` until :meth:`RedisRoomRecords.expire_room` sets one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .base import Event, Record, VersionConflict, Versioned, encode_record
+from .redis_context import RedisContext, read_versioned, unavailable
+from .redis_events import encode_events, stored_events
+from .redis_scripts import CLAIM_CODE, EXPIRE_CODE, EXPIRE_ROOM, SAVE_ROOM
+
+__all__ = ["RedisRoomRecords"]
+
+_CODE_TTL_MS = 24 * 3_600_000
+"""A claimed short code vanishes after this unless its room's expiry is set."""
+
+
+class RedisRoomRecords:
+    """:class:`~server.store.base.RoomRecords` on a :class:`RedisContext`."""
+
+    def __init__(self, ctx: RedisContext) -> None:
+        self._ctx = ctx
+        self._save_room = ctx.script(SAVE_ROOM)
+        self._expire = ctx.script(EXPIRE_ROOM)
+        self._claim = ctx.script(CLAIM_CODE)
+        self._expire_code = ctx.script(EXPIRE_CODE)
+
+    async def claim_code(self, code: str, room_id: str) -> bool:
+        ctx = self._ctx
+        with unavailable():
+            won = await self._claim(keys=[ctx.code_key(code)], args=[room_id, _CODE_TTL_MS])
+            if won:
+                await ctx.redis.hset(ctx.room_hash(room_id), "code", code)  # type: ignore[misc]
+        return bool(won)
+
+    async def find_room_by_code(self, code: str) -> str | None:
+        with unavailable():
+            raw = await self._ctx.redis.get(self._ctx.code_key(code))
+        return None if raw is None else raw.decode()
+
+    async def get_room(self, room_id: str) -> Versioned | None:
+        with unavailable():
+            raw = await self._ctx.batch.call("HGET", self._ctx.room_hash(room_id), "room")
+        return None if raw is None else read_versioned(raw)
+
+    async def save_room(
+        self, room_id: str, data: Record, expected_rev: int, events: Sequence[Event] = ()
+    ) -> tuple[int, list[Event]]:
+        ctx = self._ctx
+        h, _, e = ctx.room_keys(room_id)
+        args: list[bytes | str | int] = [
+            expected_rev, encode_record(data), ctx.event_retention, ctx.channel(room_id),
+            *encode_events(events)]
+        with unavailable():
+            rev, first = await ctx.eval(self._save_room, [h, e], args)
+        if rev < 0:
+            raise VersionConflict(f"room {room_id}: rev {first}, expected {expected_rev}")
+        if expected_rev == 0:
+            with unavailable():
+                await ctx.redis.zadd(ctx.index_key, {room_id: "+inf"}, nx=True)
+        return rev, stored_events(events, first)
+
+    async def room_ids(self) -> list[str]:
+        return await self._ctx.live_members(self._ctx.index_key)
+
+    async def expire_room(self, room_id: str, after_ms: int) -> None:
+        ctx = self._ctx
+        with unavailable():
+            found = await self._expire(keys=list(ctx.room_keys(room_id)), args=[after_ms])
+            if not found[0]:
+                return
+            code: bytes = found[1]
+            deadline = await ctx.clock.now_ms() + after_ms
+            pipe = ctx.redis.pipeline(transaction=False)
+            if after_ms <= 0:
+                pipe.zrem(ctx.index_key, room_id)
+            else:
+                pipe.zadd(ctx.index_key, {room_id: deadline}, xx=True)
+            if code:
+                await self._expire_code(keys=[ctx.code_key(code.decode())],
+                                        args=[room_id, after_ms], client=pipe)
+            await pipe.execute()
