@@ -24,18 +24,25 @@ from server.records.leaderboard_memory import MemoryLeaderboardStore
 from server.records.replay_file import export_replay
 from server.rules.daily import daily_deal, utc_date
 from server.store.memory import MemoryStore
-from tests.race.helpers import ClockStore
+from tests.race.helpers import ClockStore, MovableClock
 
 from .games import record
 
 
-class FrozenClockStore(ClockStore):
-    """The memory store on a clock that moves only by ``advance`` (exact race times)."""
+class FrozenClock(MovableClock):
+    """A clock that moves only by ``advance`` (exact race times)."""
 
-    def _now(self) -> int:
+    def now(self) -> int:
         if not hasattr(self, "frozen_ms"):
-            self.frozen_ms = super()._now()
-        return self.frozen_ms + getattr(self, "skew_ms", 0)
+            self.frozen_ms = super().now()
+        return self.frozen_ms + self.skew_ms
+
+
+class FrozenClockStore(ClockStore):
+    """The memory store on a :class:`FrozenClock`."""
+
+    def __init__(self) -> None:
+        super().__init__(FrozenClock())
 
 
 async def _race(authority: RaceAuthority, store: ClockStore, plans: dict[str, list[str]],
