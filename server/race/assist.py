@@ -31,6 +31,7 @@ from server.store.base import VersionConflict
 
 from . import errors as err
 from .core import AuthorityCore
+from .events import ParEvent
 from .ids import random_deal_number
 from .state import RoomRecord
 from .views import HintView, RacerView
@@ -158,7 +159,7 @@ async def _store_par(authority: AuthorityCore, room: RoomRecord, views: list[Rac
         new = current.model_copy(update={"par": value})
         table = authority._standings(new, views)
         now = await authority.store.now_ms()
-        event = authority._event(new, now, "par", **table.model_dump(mode="json"))
+        event = ParEvent(race_clock_ms=authority._clock(new, now), **table.model_dump()).logged()
         try:
             await authority.store.save_room(room.id, new.model_dump(mode="json"), got.rev,
                                             [event])

@@ -27,6 +27,7 @@ from server.solver import SolverPool
 from server.store.base import Store, VersionConflict
 
 from . import errors as err
+from .events import FinishedEvent, LeftEvent, RaceOverEvent, StartedEvent
 from .ids import (
     is_code,
     token_matches,
@@ -266,9 +267,6 @@ class AuthorityCore:
         final = room.state == "over" or (room.state == "closed" and room.ended_ms is not None)
         return Standings(final=final, standings=table, par=room.par)
 
-    def _event(self, room: RoomRecord, now: int, type_: str, **data: Any) -> dict[str, Any]:
-        return {"type": type_, "race_clock_ms": self._clock(room, now), **data}
-
     # -- the service clock and room events (the transport's only way to them) -----
 
     async def now_ms(self) -> int:
@@ -348,7 +346,7 @@ class AuthorityCore:
         await self.store.set_timer(room.id, deadline)  # before the write: never missing
         try:
             await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
-                {"type": "started", "race_clock_ms": 0, "deal_number": room.deal_number}])
+                StartedEvent(deal_number=room.deal_number).logged()])
         except VersionConflict:
             return
         ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
@@ -387,7 +385,8 @@ class AuthorityCore:
             over = room.model_copy(update={"state": "over", "ended_ms": ended})
             views = [self._racer_view(over, e, racers.get(e.id)) for e in room.roster]
             table = self._standings(over, views)
-            event = self._event(over, now, "race_over", **table.model_dump(mode="json"))
+            event = RaceOverEvent(race_clock_ms=self._clock(over, now),
+                                  **table.model_dump()).logged()
             try:
                 await self.store.save_room(room_id, over.model_dump(mode="json"), got.rev, [event])
             except VersionConflict:
@@ -423,8 +422,7 @@ class AuthorityCore:
                 at = max(at, int(racer.log[-1][1]))
             done = racer.model_copy(update={
                 "status": "timed_out", "final": True, "finished_ms": at})
-            event = {"type": "finished", "race_clock_ms": at,
-                     "racer": racer_id, "status": "timed_out"}
+            event = FinishedEvent(race_clock_ms=at, racer=racer_id, status="timed_out").logged()
             try:
                 await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
                                             got.rev if got else 0, events=[event])
@@ -504,9 +502,11 @@ class AuthorityCore:
             clock = self._clock(room, now) or 0
             done = racer.model_copy(update={"status": status, "final": True,
                                             "finished_ms": clock})
-            events = [self._event(room, now, "finished", racer=racer_id, status=status)]
+            events = [FinishedEvent(race_clock_ms=self._clock(room, now), racer=racer_id,
+                                    status=status).logged()]
             if status == "left":
-                events.insert(0, self._event(room, now, "left", racer=racer_id))
+                events.insert(0, LeftEvent(race_clock_ms=self._clock(room, now),
+                                           racer=racer_id).logged())
             try:
                 await self.store.save_racer(room.id, racer_id, done.model_dump(mode="json"),
                                             got.rev if got else 0, events=events)

@@ -18,6 +18,16 @@ from server.store.base import VersionConflict
 from . import errors as err
 from .assist import draw_winnable_deal
 from .core import AuthorityCore, RoomOptions
+from .events import (
+    ClosedEvent,
+    CountdownEvent,
+    CreatedEvent,
+    JoinedEvent,
+    LeftEvent,
+    RaceOverEvent,
+    ReadyEvent,
+    StartedEvent,
+)
 from .ids import (
     check_name,
     new_code,
@@ -91,7 +101,8 @@ class Lobby(AuthorityCore):
             created_ms=now,
         )
         await self.store.save_room(room_id, room.model_dump(mode="json"), 0,
-                                   [self._event(room, now, "created", code=code)])
+                                   [CreatedEvent(race_clock_ms=self._clock(room, now),
+                                                 code=code).logged()])
         await self.store.expire_room(room_id, self.config.waiting_ttl_ms)
         if room.visibility == "public":
             await self.store.add_to_lobby(room_id, now + self.config.waiting_ttl_ms)
@@ -157,11 +168,11 @@ class Lobby(AuthorityCore):
                          events: list[dict[str, Any]]) -> RoomRecord:
         new = room.model_copy(update={"state": "countdown",
                                       "start_at_ms": now + room.countdown_ms})
-        events = [*events, self._event(new, now, "countdown", starts_in_ms=room.countdown_ms)]
+        events = [*events, CountdownEvent(race_clock_ms=self._clock(new, now),
+                                          starts_in_ms=room.countdown_ms).logged()]
         if room.countdown_ms == 0:
             new = new.model_copy(update={"state": "racing"})
-            events.append({"type": "started", "race_clock_ms": 0,
-                           "deal_number": room.deal_number})
+            events.append(StartedEvent(deal_number=room.deal_number).logged())
         deadline = self._deadline(new)
         assert deadline is not None
         await self.store.set_timer(room.id, deadline)  # before the write: never missing
@@ -186,7 +197,7 @@ class Lobby(AuthorityCore):
                 raise err.RoomOver(f"the room is already {room.state}")
             if room.state != "racing":  # before the start: the room just closes
                 new = room.model_copy(update={"state": "closed", "ended_ms": None})
-                events = [self._event(new, now, "closed")]
+                events = [ClosedEvent(race_clock_ms=self._clock(new, now)).logged()]
                 views = None
             else:  # during the race: every result becomes final now, then race_over
                 clock = self._clock(room, now) or 0
@@ -198,8 +209,9 @@ class Lobby(AuthorityCore):
                 new = room.model_copy(update={"state": "closed", "ended_ms": now})
                 views = [self._racer_view(new, e, racers.get(e.id)) for e in room.roster]
                 table = self._standings(new, views)
-                events = [self._event(new, now, "race_over", **table.model_dump(mode="json")),
-                          self._event(new, now, "closed")]
+                events = [RaceOverEvent(race_clock_ms=self._clock(new, now),
+                                        **table.model_dump()).logged(),
+                          ClosedEvent(race_clock_ms=self._clock(new, now)).logged()]
             try:
                 await self.store.save_room(room.id, new.model_dump(mode="json"), rev, events)
             except VersionConflict:
@@ -240,7 +252,7 @@ class Lobby(AuthorityCore):
             view = self._racer_view(new, entry, None)
             try:
                 await self.store.save_room(room.id, new.model_dump(mode="json"), rev, [
-                    self._event(new, now, "joined", racer=view.model_dump(mode="json"))])
+                    JoinedEvent(race_clock_ms=self._clock(new, now), racer=view).logged()])
             except VersionConflict:
                 continue
             fresh = self._fresh(new, entry.id)
@@ -266,7 +278,8 @@ class Lobby(AuthorityCore):
             roster = [e.model_copy(update={"ready": ready}) if e.id == racer_id else e
                       for e in room.roster]
             new = room.model_copy(update={"roster": roster})
-            events = [self._event(new, now, "ready", racer=racer_id, ready=ready)]
+            events = [ReadyEvent(race_clock_ms=self._clock(new, now), racer=racer_id,
+                                 ready=ready).logged()]
             try:
                 if all(e.ready for e in roster):
                     new = await self._countdown(new, rev, now, events)
@@ -305,7 +318,8 @@ class Lobby(AuthorityCore):
                 new = room.model_copy(update=update)
                 try:
                     await self.store.save_room(room.id, new.model_dump(mode="json"), rev,
-                                               [self._event(new, now, "left", racer=racer_id)])
+                                               [LeftEvent(race_clock_ms=self._clock(new, now),
+                                                          racer=racer_id).logged()])
                 except VersionConflict:
                     continue
                 if new.state == "waiting" and room.start_at_ms is not None:

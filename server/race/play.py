@@ -14,6 +14,7 @@ from server.store.base import Record, VersionConflict, Versioned
 
 from . import errors as err
 from .core import AuthorityCore, rules_view
+from .events import FinishedEvent, ProgressEvent
 from .state import RacerRecord, RoomRecord
 from .views import (
     Ack,
@@ -120,13 +121,13 @@ class Play(AuthorityCore):
             applied = [str(m) for m in after.log[len(game.log):]]
             ack = Ack.model_construct(client_move_id=client_move_id, version=new.version,
                                       race_clock_ms=clock, applied=applied, game=view)
-            events = [self._event(room, now, "progress", racer=racer_id,
-                                  foundation_cards=new.foundation_cards, moves=new.version,
-                                  redeals_used=new.redeals_used, merci_used=new.merci_used,
-                                  status=new.status, reach_time_ms=new.reach_time_ms)]
+            events = [ProgressEvent(race_clock_ms=self._clock(room, now), racer=racer_id,
+                                    foundation_cards=new.foundation_cards, moves=new.version,
+                                    redeals_used=new.redeals_used, merci_used=new.merci_used,
+                                    status=new.status, reach_time_ms=new.reach_time_ms).logged()]
             if new.final:
-                events.append(self._event(room, now, "finished", racer=racer_id,
-                                          status=new.status))
+                events.append(FinishedEvent(race_clock_ms=self._clock(room, now), racer=racer_id,
+                                            status=new.status).logged())
             try:
                 new_rev, _ = await self.store.save_racer(
                     room.id, racer_id, new.model_dump(mode="json"), rev,
