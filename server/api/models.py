@@ -3,7 +3,8 @@
 Every model refuses unknown fields (``extra="forbid"``). Client → server
 WebSocket messages form one discriminated union on ``t``
 (:data:`ClientMessage`); server → client messages are :data:`ServerMessage`.
-Answers of the REST API are the views of :mod:`server.race.views`.
+Answers of the REST API are the views of :mod:`server.race.views`; room
+events (the ``d`` of ``event``) are the models of :mod:`server.race.events`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from server.race.views import Ack, GameView, RacerView, RoomView, Standing
+from server.race.events import RoomEvent
+from server.race.views import Ack, GameView, RacerView, RoomView
 
 __all__ = [
     "ClientMessage",
@@ -21,7 +23,6 @@ __all__ = [
     "CreatedRoom",
     "ErrorBody",
     "ErrorInfo",
-    "Event",
     "JoinRoom",
     "Joined",
     "MoveBody",
@@ -220,44 +221,12 @@ class WelcomeOut(_In):
     d: WelcomeData
 
 
-class Event(BaseModel):
-    """A room event: ``seq``, ``type``, ``race_clock_ms`` and the fields of its type.
-
-    Types and fields: ``created {code}``, ``joined {racer: Racer}``,
-    ``left {racer}``, ``ready {racer, ready}``, ``countdown {starts_in_ms}``,
-    ``started {deal_number}``, ``progress {racer, foundation_cards, moves,
-    redeals_used, merci_used, status, reach_time_ms}``, ``finished {racer,
-    status}``, ``race_over {final, standings: [Standing], par}``, ``par {final,
-    standings, par}`` (once, when the solver's par arrives after the race end),
-    ``closed {}``.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    seq: int
-    type: Literal["created", "joined", "left", "ready", "countdown", "started", "progress",
-                  "finished", "race_over", "par", "closed"]
-    race_clock_ms: int | None
-    racer: str | RacerView | None = None
-    ready: bool | None = None
-    starts_in_ms: int | None = None
-    deal_number: int | None = None
-    foundation_cards: int | None = None
-    moves: int | None = None
-    redeals_used: int | None = None
-    merci_used: bool | None = None
-    status: str | None = None
-    reach_time_ms: int | None = None
-    final: bool | None = None
-    standings: list[Standing] | None = None
-    code: str | None = None
-
-
 class EventOut(_In):
     """One room event."""
 
     t: Literal["event"]
-    d: Event
+    d: RoomEvent = Field(description="the event: seq, type, race_clock_ms and the fields "
+                         "of its type (server.race.events)")
 
 
 class SnapshotData(_In):

@@ -33,6 +33,7 @@ from server.store.base import LiveStore
 from . import errors as err
 from . import present
 from .access import authorize, check_racing
+from .events import ParEvent
 from .ids import random_deal_number
 from .rooms import Rooms
 from .state import RoomRecord
@@ -172,7 +173,8 @@ async def _store_par(assist: Assist, room: RoomRecord, views: Sequence[RacerView
         new = current.model_copy(update={"par": value})
         table = present.standings(new, list(views))
         now = await assist.store.clock.now_ms()
-        event = present.event(new, now, "par", **table.model_dump(mode="json"))
+        event = ParEvent(race_clock_ms=present.race_clock(new, now),
+                         **table.model_dump()).logged()
         try:
             await assist.store.rooms.save_room(room.id, new.model_dump(mode="json"), got.rev,
                                                   [event])

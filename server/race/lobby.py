@@ -21,6 +21,17 @@ from . import present
 from .access import authorize, authorize_host, check_racing
 from .assist import Assist, draw_winnable_deal
 from .cache import RaceCache
+from .events import (
+    ClosedEvent,
+    CountdownEvent,
+    CreatedEvent,
+    FinishedEvent,
+    JoinedEvent,
+    LeftEvent,
+    RaceOverEvent,
+    ReadyEvent,
+    StartedEvent,
+)
 from .ids import (
     check_name,
     new_code,
@@ -104,7 +115,8 @@ class Lobby:
             created_ms=now,
         )
         await self.store.rooms.save_room(room_id, room.model_dump(mode="json"), 0,
-                                         [present.event(room, now, "created", code=code)])
+                                         [CreatedEvent(race_clock_ms=present.race_clock(room, now),
+                                                      code=code).logged()])
         await self.store.rooms.expire_room(room_id, self.config.waiting_ttl_ms)
         if room.visibility == "public":
             await self.store.indexes.add_to_lobby(room_id, now + self.config.waiting_ttl_ms)
@@ -170,11 +182,11 @@ class Lobby:
                          events: list[dict[str, Any]]) -> RoomRecord:
         new = room.model_copy(update={"state": "countdown",
                                       "start_at_ms": now + room.countdown_ms})
-        events = [*events, present.event(new, now, "countdown", starts_in_ms=room.countdown_ms)]
+        events = [*events, CountdownEvent(race_clock_ms=present.race_clock(new, now),
+                                          starts_in_ms=room.countdown_ms).logged()]
         if room.countdown_ms == 0:
             new = new.model_copy(update={"state": "racing"})
-            events.append({"type": "started", "race_clock_ms": 0,
-                           "deal_number": room.deal_number})
+            events.append(StartedEvent(deal_number=room.deal_number).logged())
         at = deadline(new)
         assert at is not None
         await self.store.indexes.set_timer(room.id, at)  # before the write: never missing
@@ -199,7 +211,7 @@ class Lobby:
                 raise err.RoomOver(f"the room is already {room.state}")
             if room.state != "racing":  # before the start: the room just closes
                 new = room.model_copy(update={"state": "closed", "ended_ms": None})
-                events = [present.event(new, now, "closed")]
+                events = [ClosedEvent(race_clock_ms=present.race_clock(new, now)).logged()]
                 views = None
             else:  # during the race: every result becomes final now, then race_over
                 clock = present.race_clock(room, now) or 0
@@ -212,8 +224,9 @@ class Lobby:
                 new = room.model_copy(update={"state": "closed", "ended_ms": now})
                 views = [self.rooms.racer_view(new, e, racers.get(e.id)) for e in room.roster]
                 table = present.standings(new, views)
-                events = [present.event(new, now, "race_over", **table.model_dump(mode="json")),
-                          present.event(new, now, "closed")]
+                events = [RaceOverEvent(race_clock_ms=present.race_clock(new, now),
+                                        **table.model_dump()).logged(),
+                          ClosedEvent(race_clock_ms=present.race_clock(new, now)).logged()]
             try:
                 await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, events)
             except VersionConflict:
@@ -254,7 +267,7 @@ class Lobby:
             view = self.rooms.racer_view(new, entry, None)
             try:
                 await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [
-                    present.event(new, now, "joined", racer=view.model_dump(mode="json"))])
+                    JoinedEvent(race_clock_ms=present.race_clock(new, now), racer=view).logged()])
             except VersionConflict:
                 continue
             fresh = self.cache.fresh(new, entry.id)
@@ -281,7 +294,8 @@ class Lobby:
             roster = [e.model_copy(update={"ready": ready}) if e.id == racer_id else e
                       for e in room.roster]
             new = room.model_copy(update={"roster": roster})
-            events = [present.event(new, now, "ready", racer=racer_id, ready=ready)]
+            events = [ReadyEvent(race_clock_ms=present.race_clock(new, now), racer=racer_id,
+                                 ready=ready).logged()]
             try:
                 if all(e.ready for e in roster):
                     new = await self._countdown(new, rev, now, events)
@@ -320,7 +334,8 @@ class Lobby:
                     update.update(state="waiting", start_at_ms=None)
                 new = room.model_copy(update=update)
                 try:
-                    left = present.event(new, now, "left", racer=racer_id)
+                    left = LeftEvent(race_clock_ms=present.race_clock(new, now),
+                                     racer=racer_id).logged()
                     await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev,
                                                      [left])
                 except VersionConflict:
@@ -369,9 +384,11 @@ class Lobby:
             clock = present.race_clock(room, now) or 0
             done = racer.model_copy(update={"status": status, "final": True,
                                             "finished_ms": clock})
-            events = [present.event(room, now, "finished", racer=racer_id, status=status)]
+            events = [FinishedEvent(race_clock_ms=present.race_clock(room, now), racer=racer_id,
+                                    status=status).logged()]
             if status == "left":
-                events.insert(0, present.event(room, now, "left", racer=racer_id))
+                events.insert(0, LeftEvent(race_clock_ms=present.race_clock(room, now),
+                                           racer=racer_id).logged())
             try:
                 await self.store.racers.save_racer(room.id, racer_id, done.model_dump(mode="json"),
                                                    rev, events=events)

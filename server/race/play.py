@@ -17,6 +17,7 @@ from . import present
 from .access import authorize, check_racing
 from .cache import RaceCache
 from .decide import Accepted, decide_move, result_of
+from .events import FinishedEvent, ProgressEvent
 from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
 from .timers import RETRIES, Timers
@@ -115,13 +116,14 @@ class Play:
             view = self._game_view(room, new, after, now)
             ack = Ack.model_construct(client_move_id=client_move_id, version=new.version,
                                       race_clock_ms=clock, applied=decision.applied, game=view)
-            events = [present.event(room, now, "progress", racer=racer_id,
+            shown = present.race_clock(room, now)
+            events = [ProgressEvent(race_clock_ms=shown, racer=racer_id,
                                     foundation_cards=new.foundation_cards, moves=new.version,
                                     redeals_used=new.redeals_used, merci_used=new.merci_used,
-                                    status=new.status, reach_time_ms=new.reach_time_ms)]
+                                    status=new.status, reach_time_ms=new.reach_time_ms).logged()]
             if new.final:
-                events.append(present.event(room, now, "finished", racer=racer_id,
-                                            status=new.status))
+                events.append(FinishedEvent(race_clock_ms=shown, racer=racer_id,
+                                            status=new.status).logged())
             try:
                 new_rev, _ = await self.store.racers.save_racer(
                     room.id, racer_id, new.model_dump(mode="json"), rev,

@@ -1,14 +1,12 @@
 """Records → views: the race clock, a racer's status, racer / game / room views,
-standings and room events, as pure functions of the stored records and the
+and standings, as pure functions of the stored records and the
 service clock (ms).
 
-Every answer of the authority and every room event is built here, so a view
-and the event that announces it always agree.
+Every answer of the authority is built here, and the events that announce
+them (:mod:`server.race.events`) take their values from the same functions.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from server.rules import Game, RuleSet, position_to_json
 
@@ -17,7 +15,6 @@ from .state import RacerRecord, RoomRecord, RosterEntry
 from .views import GameView, RacerStatus, RacerView, RulesView, Standings
 
 __all__ = [
-    "event",
     "game_view",
     "race_clock",
     "racer_status",
@@ -85,8 +82,3 @@ def standings(room: RoomRecord, views: list[RacerView]) -> Standings:
                  for s in table]
     final = room.state == "over" or (room.state == "closed" and room.ended_ms is not None)
     return Standings(final=final, standings=table, par=room.par)
-
-
-def event(room: RoomRecord, now: int, type_: str, **data: Any) -> dict[str, Any]:
-    """A room event of ``type_`` stamped with the race clock (the store adds ``seq``)."""
-    return {"type": type_, "race_clock_ms": race_clock(room, now), **data}

@@ -22,6 +22,7 @@ from server.store.base import LiveStore
 from . import errors as err
 from . import present
 from .cache import RaceCache
+from .events import FinishedEvent, RaceOverEvent, StartedEvent
 from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
 from .views import RacerView
@@ -112,7 +113,7 @@ class Timers:
         await self.store.indexes.set_timer(room.id, at)  # before the write: never missing
         try:
             await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [
-                {"type": "started", "race_clock_ms": 0, "deal_number": room.deal_number}])
+                StartedEvent(deal_number=room.deal_number).logged()])
         except VersionConflict:
             return
         ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
@@ -145,7 +146,8 @@ class Timers:
             over = room.model_copy(update={"state": "over", "ended_ms": ended})
             views = self.rooms.racer_views(over, racers)
             table = present.standings(over, views)
-            event = present.event(over, now, "race_over", **table.model_dump(mode="json"))
+            event = RaceOverEvent(race_clock_ms=present.race_clock(over, now),
+                                  **table.model_dump()).logged()
             try:
                 await self.store.rooms.save_room(room_id, over.model_dump(mode="json"), got.rev,
                                                  [event])
@@ -186,8 +188,7 @@ class Timers:
                 at = max(at, int(racer.log[-1][1]))
             done = racer.model_copy(update={
                 "status": "timed_out", "final": True, "finished_ms": at})
-            event = {"type": "finished", "race_clock_ms": at,
-                     "racer": racer_id, "status": "timed_out"}
+            event = FinishedEvent(race_clock_ms=at, racer=racer_id, status="timed_out").logged()
             try:
                 await self.store.racers.save_racer(room.id, racer_id, done.model_dump(mode="json"),
                                                    rev, events=[event])
