@@ -18,9 +18,9 @@ The checks:
 * a table of forbidden arrows between the layers (:data:`RULES`), one test
   per rule so that a failure names the rule and every import that breaks it.
 
-Rules that ``server/`` breaks today are marked ``xfail(strict=False)`` with
-the offending imports in the reason; they start passing as the layout work
-lands, and the mark can then go.
+Every rule holds today; a rule that had to be broken for a while would be
+listed in the ``_PENDING_*`` tables with the offending imports (a strict
+``xfail``: it fails again as soon as the rule holds, so the entry goes).
 """
 
 from __future__ import annotations
@@ -267,7 +267,8 @@ RULES: tuple[Rule, ...] = (
     Rule("server.records", forbidden=("server.race", "server.api", "server.store")),
     Rule("server.race", forbidden=("server.api", "server.records")),
     Rule("server.runtime", allowed=("server.runtime", "server.errors")),
-    Rule("server.errors", allowed=("server.runtime", "server.errors")),
+    Rule("server.errors", allowed=("server.errors",)),
+    Rule("server.solver", allowed=("server.solver", "server.rules")),
     Rule("client_cli", allowed=("server.rules", "server.solver")),
 )
 """Forbidden arrows between the layers."""
@@ -287,41 +288,18 @@ def violations(rule: Rule, graph: Graph) -> list[str]:
     return found
 
 
-# What server/ breaks at the time of writing (the layout work is under way),
-# with the imports that break it; nothing of client_cli is ever listed here.
-# Each entry makes its check xfail(strict=False): drop it once the check passes.
-_PENDING_RULES: dict[str, str] = {
-    "server.api -/-> server.store": (
-        "server.api imports server.store.base: server/api/errors.py:18, "
-        "server/api/hub.py:18, server/api/ws.py:30"
-    ),
-}
-
-_PENDING_CYCLES: dict[str, str] = {
-    "server": (
-        "server.records.leaderboard_store (server/records/leaderboard_store.py:111, in a "
-        "function) -> server.records.leaderboard_memory (server/records/leaderboard_memory.py:7)"
-        " -> server.records.leaderboard_store"
-    ),
-}
-
-_PENDING_SIZES: dict[str, str] = {
-    "server": "no Size: line: server/race/core.py (509 lines), server/store/redis.py (502 lines)",
-}
-
-_PENDING_MISSING: dict[str, str] = {
-    "server": (
-        "relative imports left behind by the race/ -> records/ move: server/race/ghost_room.py:35"
-        " .ghost, :36 .record; server/records/head_to_head.py:23 .authority, :25 .errors, "
-        ":28 .state"
-    ),
-}
+# A check server/ fails would be listed here with the imports that break it
+# (each entry makes its check xfail); the layout of issue 16 keeps them empty.
+_PENDING_RULES: dict[str, str] = {}
+_PENDING_CYCLES: dict[str, str] = {}
+_PENDING_SIZES: dict[str, str] = {}
+_PENDING_MISSING: dict[str, str] = {}
 
 
 def _pending(key: str, pending: dict[str, str]) -> list[pytest.MarkDecorator]:
     """The ``xfail`` mark for a check ``server/`` fails today, else none."""
     if key in pending:
-        return [pytest.mark.xfail(strict=False, reason=pending[key])]
+        return [pytest.mark.xfail(strict=True, reason=pending[key])]
     return []
 
 

@@ -31,7 +31,8 @@ from server.records.head_to_head import (
     racer_record,
 )
 from server.records.leaderboard import MAX_LIMIT, leaderboard, race_over_hook
-from server.records.leaderboard_store import LeaderboardStore, open_leaderboard_store
+from server.records.leaderboard_open import open_leaderboard_store
+from server.records.leaderboard_store import LeaderboardStore
 from server.records.record import GameRecord
 from server.rules import RulesError, get_variant
 from server.rules.daily import daily_deal, parse_date, utc_date

@@ -29,8 +29,9 @@ Composition, not inheritance: the authority owns one of each collaborator
 and hands each the others it needs explicitly — :class:`~.cache.RaceCache`
 (games and records this process knows), :class:`~.rooms.Rooms` (reads and
 views), :class:`~.timers.Timers` (clock transitions, the race's end),
-:class:`~.lobby.Lobby` (rooms and racers), :class:`~.play.Play` (moves and
-results), :class:`~.assist.Assist` (solver services).
+:class:`~.lobby.Lobby` (rooms), :class:`~.racers.Racers` (joining, ready,
+leaving, resigning), :class:`~.play.Play` (moves and results),
+:class:`~.assist.Assist` (solver services).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from .cache import RaceCache
 from .lobby import Lobby
 from .options import RoomOptions
 from .play import Play
+from .racers import Racers
 from .rooms import Rooms
 from .timers import RaceConfig, RaceOverHook, Timers
 
@@ -59,10 +61,10 @@ class RaceAuthority:
     coroutine is one action; refusals are :class:`~server.race.errors.RaceError`.
     The actions are the collaborators' methods (see each for its checks):
 
-    - rooms and racers (:class:`~.lobby.Lobby`): :meth:`create_room`,
-      :meth:`get_room`, :meth:`list_rooms`, :meth:`start`, :meth:`close`,
-      :meth:`join`, :meth:`set_ready`, :meth:`leave`, :meth:`resign`,
-      :meth:`authenticate`;
+    - rooms (:class:`~.lobby.Lobby`): :meth:`create_room`, :meth:`get_room`,
+      :meth:`list_rooms`, :meth:`start`, :meth:`close`;
+    - racers (:class:`~.racers.Racers`): :meth:`join`, :meth:`set_ready`,
+      :meth:`leave`, :meth:`resign`, :meth:`authenticate`;
     - play and results (:class:`~.play.Play`): :meth:`game`, :meth:`move`,
       :meth:`standings`, :meth:`replay`, :meth:`racer_log`;
     - solver services (:class:`~.assist.Assist`): :meth:`hint`;
@@ -77,6 +79,7 @@ class RaceAuthority:
         self.timers = Timers(store, self.cache, self.rooms, self.config)
         self.assist = Assist(store, self.rooms, self.timers)
         self.lobby = Lobby(store, self.cache, self.rooms, self.timers, self.assist, self.config)
+        self.racers = Racers(store, self.cache, self.rooms, self.timers)
         self.play = Play(store, self.cache, self.rooms, self.timers)
 
         self.create_room = self.lobby.create_room
@@ -84,11 +87,11 @@ class RaceAuthority:
         self.list_rooms = self.lobby.list_rooms
         self.start = self.lobby.start
         self.close = self.lobby.close
-        self.join = self.lobby.join
-        self.set_ready = self.lobby.set_ready
-        self.leave = self.lobby.leave
-        self.resign = self.lobby.resign
-        self.authenticate = self.lobby.authenticate
+        self.join = self.racers.join
+        self.set_ready = self.racers.set_ready
+        self.leave = self.racers.leave
+        self.resign = self.racers.resign
+        self.authenticate = self.racers.authenticate
         self.game = self.play.game
         self.move = self.play.move
         self.standings = self.play.standings

@@ -15,6 +15,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from server.errors import VersionConflict
 from server.store.base import LiveStore
@@ -22,7 +23,7 @@ from server.store.base import LiveStore
 from . import errors as err
 from . import present
 from .cache import RaceCache
-from .events import FinishedEvent, RaceOverEvent, StartedEvent
+from .events import CountdownEvent, FinishedEvent, RaceOverEvent, StartedEvent
 from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
 from .views import RacerView
@@ -119,6 +120,30 @@ class Timers:
         ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
         await self.store.rooms.expire_room(room.id, ttl)
         await self.rooms.off_lobby(room)
+
+    async def countdown(self, room: RoomRecord, rev: int, now: int,
+                         events: list[dict[str, Any]]) -> RoomRecord:
+        """Start the countdown (written with ``events`` first); a countdown of 0 s
+        starts the race at once.
+
+        :raises VersionConflict: the room changed since ``rev``.
+        """
+        new = room.model_copy(update={"state": "countdown",
+                                      "start_at_ms": now + room.countdown_ms})
+        events = [*events, CountdownEvent(race_clock_ms=present.race_clock(new, now),
+                                          starts_in_ms=room.countdown_ms).logged()]
+        if room.countdown_ms == 0:
+            new = new.model_copy(update={"state": "racing"})
+            events.append(StartedEvent(deal_number=room.deal_number).logged())
+        at = deadline(new)
+        assert at is not None
+        await self.store.indexes.set_timer(room.id, at)  # before the write: never missing
+        await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, events)
+        ttl = room.countdown_ms + room.time_limit_ms + self.config.ended_ttl_ms + 60_000
+        await self.store.rooms.expire_room(room.id, ttl)
+        if new.state == "racing":
+            await self.rooms.off_lobby(new)
+        return new
 
     async def end_race(self, room_id: str) -> None:
         """Time out unfinished racers at the time limit, then end the race once.

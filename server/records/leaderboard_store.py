@@ -10,16 +10,14 @@ keep the one submitted first, and list in submission order (the leaderboard's
 
 Backends: :mod:`server.records.leaderboard_memory` (embedded default) and
 :mod:`server.records.leaderboard_redis` (sorted sets), chosen by URL with
-:func:`open_leaderboard_store` like the room store.
+:func:`server.records.leaderboard_open.open_leaderboard_store` like the room store.
 """
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 __all__ = [
     "MAX_ENTRIES",
@@ -30,7 +28,6 @@ __all__ = [
     "LeaderboardStore",
     "decode_score",
     "encode_score",
-    "open_leaderboard_store",
 ]
 
 MAX_FOUNDATION_CARDS: Final = (1 << 7) - 1
@@ -97,26 +94,3 @@ class LeaderboardStore(ABC):
     @abstractmethod
     async def close(self) -> None:
         """Release connections."""
-
-
-def open_leaderboard_store(url: str | None, *, prefix: str | None = None) -> LeaderboardStore:
-    """The leaderboard store for ``url``: ``None``/``""``/``memory://`` → memory,
-    ``redis://…`` / ``rediss://…`` / ``unix://…`` → Redis (keys start with ``prefix``;
-    default: the room store's, see :func:`server.runtime.redis_url.split_url`).
-
-    :raises ValueError: unknown scheme.
-    """
-    scheme = urlsplit(url).scheme if url else "memory"
-    if scheme == "memory":
-        from .leaderboard_memory import MemoryLeaderboardStore
-
-        return MemoryLeaderboardStore()
-    if scheme in ("redis", "rediss", "unix"):
-        from server.runtime.redis_url import split_url
-
-        bare, url_prefix, _ = split_url(str(url))
-        module = importlib.import_module("server.records.leaderboard_redis")
-        store: LeaderboardStore = module.RedisLeaderboardStore.from_url(
-            bare, prefix=url_prefix if prefix is None else prefix)
-        return store
-    raise ValueError(f"unknown leaderboard URL scheme {scheme!r}; use memory:// or redis://")

@@ -9,8 +9,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from server.errors import StoreUnavailable
+from server.records.leaderboard_open import open_leaderboard_store
 from server.records.leaderboard_redis import RedisLeaderboardStore
-from server.records.leaderboard_store import encode_score, open_leaderboard_store
+from server.records.leaderboard_store import encode_score
 
 from .leaderboard_contract import LeaderboardContract
 

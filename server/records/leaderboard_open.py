@@ -1,0 +1,30 @@
+"""The leaderboard store for a URL: memory (the embedded default) or Redis."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from server.runtime.redis_url import split_url
+
+from .leaderboard_memory import MemoryLeaderboardStore
+from .leaderboard_redis import RedisLeaderboardStore
+from .leaderboard_store import LeaderboardStore
+
+__all__ = ["open_leaderboard_store"]
+
+
+def open_leaderboard_store(url: str | None, *, prefix: str | None = None) -> LeaderboardStore:
+    """The leaderboard store for ``url``: ``None``/``""``/``memory://`` → memory,
+    ``redis://…`` / ``rediss://…`` / ``unix://…`` → Redis (keys start with ``prefix``;
+    default: the room store's, see :func:`server.runtime.redis_url.split_url`).
+
+    :raises ValueError: unknown scheme.
+    """
+    scheme = urlsplit(url).scheme if url else "memory"
+    if scheme == "memory":
+        return MemoryLeaderboardStore()
+    if scheme in ("redis", "rediss", "unix"):
+        bare, url_prefix, _ = split_url(str(url))
+        return RedisLeaderboardStore.from_url(
+            bare, prefix=url_prefix if prefix is None else prefix)
+    raise ValueError(f"unknown leaderboard URL scheme {scheme!r}; use memory:// or redis://")
