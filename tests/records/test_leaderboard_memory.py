@@ -9,12 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from server.records.leaderboard_memory import MemoryLeaderboardStore
+from server.records.leaderboard_open import open_leaderboard_store
 from server.records.leaderboard_store import (
     MAX_MOVES,
     MAX_REACH_MS,
     decode_score,
     encode_score,
-    open_leaderboard_store,
 )
 
 from .leaderboard_contract import LeaderboardContract
