@@ -406,3 +406,14 @@ def f():
     # in a package's __init__, "." is the package itself
     init = sorted(imports_in("pkg.sub", "from .sibling import a\n", known, is_package=True))
     assert init == [("pkg.sub.sibling", 1)]
+
+
+@pytest.mark.parametrize("package", ["server", "client_cli"])
+def test_every_source_folder_is_a_package(package: str) -> None:
+    """setuptools' ``packages.find`` ships only folders with an ``__init__.py``: a
+    folder without one is left out of the wheel (the Docker image) although an
+    editable install still imports it."""
+    missing = [str(d.relative_to(REPO)) for d in sorted((REPO / package).rglob("*"))
+               if d.is_dir() and d.name != "__pycache__" and any(d.glob("*.py"))
+               and not (d / "__init__.py").is_file()]
+    assert not missing, f"folders without __init__.py: {missing}"

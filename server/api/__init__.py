@@ -1,7 +1,11 @@
 """The HTTP/WebSocket transport: decodes requests and calls the race authority.
 
-``rest`` (routes), ``ws`` (room socket), ``hub`` (event fan-out), ``models``
-(wire models), ``openapi`` (generated spec), ``errors``, ``ratelimit``.
+It never decides legality and never imports the store: room events and the
+clock come through the authority too. ``rest`` (room routes), ``h2h_routes``
+and ``solver_routes`` (head to head, daily deal, leaderboards, hints), ``ws``
+(room socket), ``hub`` (per-process event fan-out), ``models`` and
+``h2h_models`` (wire models), ``openapi`` (generated spec and WebSocket
+schemas), ``errors`` (registry → HTTP answers), ``ratelimit``.
 """
 
 from __future__ import annotations
