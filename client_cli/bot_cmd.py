@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from .api import LucieClient
 from .bot import BotResult, bot_name, run_bot
 from .common import (
     Subparsers,
@@ -16,15 +17,34 @@ from .common import (
     run_command,
 )
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "free_bot_names"]
+
+
+def free_bot_names(taken: set[str], count: int, name: str | None = None) -> list[str]:
+    """``count`` bot names not ``taken`` in the room (case-insensitive): ``name``
+    itself for one bot, else ``<name or bot>-Ada``, ``-Bix``… skipping taken ones
+    (a room made by ``lucie play --bots N`` already has the first N)."""
+    if count == 1 and name:
+        return [name]
+    used = {t.casefold() for t in taken}
+    names: list[str] = []
+    index = 0
+    while len(names) < count:
+        candidate = f"{name or 'bot'}-{bot_name(index)[4:]}"
+        if candidate.casefold() not in used:
+            names.append(candidate)
+            used.add(candidate.casefold())
+        index += 1
+    return names
 
 
 def _run(args: argparse.Namespace) -> int:
     url = resolved_server(args)
 
     async def body() -> int:
-        names = [args.name] if args.count == 1 and args.name else [
-            f"{args.name or 'bot'}-{bot_name(i)[4:]}" for i in range(args.count)]
+        async with LucieClient(url) as client:
+            room = await client.get_room(args.code)
+        names = free_bot_names({r.name for r in room.racers}, args.count, args.name)
         def joined(name: str) -> None:  # said only once the server accepted the bot
             print(f"{name} joined room {args.code}", flush=True)
 

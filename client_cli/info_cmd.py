@@ -52,7 +52,8 @@ def _results(args: argparse.Namespace) -> int:
         async with LucieClient(resolved_server(args)) as client:
             room = await client.get_room(args.code)
             st = await client.standings(args.code)
-        title = f"Room {room.code} · deal {room.deal_number} · " + (
+        deal = room.deal_number if room.deal_number is not None else "hidden until the start"
+        title = f"Room {room.code} · deal {deal} · " + (
             "final results" if st.final else f"standings so far ({room.state})")
         print_table(title, ["rank", "name", "cards", "reached", "moves", "status", "points"],
                     standing_rows(st.standings))

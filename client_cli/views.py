@@ -134,6 +134,9 @@ class GameView(_View):
     moves: int = 0
     reach_time_ms: int | None = None
     race_clock_ms: int | None = None
+    delay_ms: int = 0
+    """How far behind the race clock this board is (ms): a spectator's view during
+    the race lags by the room's spectator delay (docs/protocol.md, "Fair play")."""
 
 
 class AckView(_View):

@@ -44,6 +44,8 @@ __all__ = [
     "CompareDifferentDeal",
     "ErrorCode",
     "EventsTooOld",
+    "HiddenUntilOver",
+    "HiddenUntilStart",
     "HintsOff",
     "MethodNotAllowed",
     "MoveIllegal",
@@ -133,6 +135,10 @@ _TABLE: Final = (
     ErrorCode("room/over", 409, None, "a move after the race ended or the room closed"),
     ErrorCode("room/no_racers", 409, None, "starting a room with no racer"),
     ErrorCode("room/hints_off", 403, None, "a hint in a room created without the hints option"),
+    ErrorCode("race/hidden_until_over", 403, None,
+              "another racer's board or moves while both race (docs/protocol.md, \"Fair play\")"),
+    ErrorCode("race/hidden_until_start", 403, None,
+              "a board before the start: the first layout is dealt at the start"),
     ErrorCode("racer/not_found", 404, None, "no such racer in the room"),
     ErrorCode("racer/name_taken", 409, None,
               "another racer of the room has this name (case-insensitive)"),
@@ -326,6 +332,18 @@ class HintsOff(RaceError):
     """A hint in a room created without the hints option."""
 
     code = "room/hints_off"
+
+
+class HiddenUntilOver(RaceError):
+    """A rival's board or move log during the race (docs/protocol.md, "Fair play")."""
+
+    code = "race/hidden_until_over"
+
+
+class HiddenUntilStart(RaceError):
+    """A board before the start: the first layout is dealt at the start."""
+
+    code = "race/hidden_until_start"
 
 
 class RacerNotFound(RaceError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -15,6 +16,20 @@ import httpx
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+RUN_DIR = Path(tempfile.gettempdir()) / "lucie-tests"
+"""Logs and data of the servers and Redis processes the tests start: the last
+run's only (made anew by each session), so runs never pile up folders."""
+
+
+def run_dir(prefix: str) -> Path:
+    """A fresh folder under :data:`RUN_DIR` for one test's processes."""
+    RUN_DIR.mkdir(exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=RUN_DIR))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Forget the previous run's process logs (:data:`RUN_DIR`)."""
+    shutil.rmtree(RUN_DIR, ignore_errors=True)
 
 ServerFactory = Callable[..., str]
 
@@ -63,7 +78,7 @@ def server_factory() -> Iterator[ServerFactory]:
     """Start real server processes (``factory(**env) -> url``), stopped at the end;
     their logs are in :data:`SERVER_LOGS`."""
     procs: list[subprocess.Popen[bytes]] = []
-    logdir = Path(tempfile.mkdtemp(prefix="lucie-e2e-"))
+    logdir = run_dir("e2e-")
 
     def factory(**env: str) -> str:
         proc, url = start_lucie_server(env, logdir / f"server-{len(procs)}.log")

@@ -417,3 +417,19 @@ def test_every_source_folder_is_a_package(package: str) -> None:
                if d.is_dir() and d.name != "__pycache__" and any(d.glob("*.py"))
                and not (d / "__init__.py").is_file()]
     assert not missing, f"folders without __init__.py: {missing}"
+
+
+def test_every_data_file_of_the_packages_ships() -> None:
+    """A file the code reads at run time (the board's stylesheet, schemas…) must
+    match ``[tool.setuptools.package-data]``, or a wheel and the Docker image
+    leave it out while an editable install still finds it."""
+    import fnmatch
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["*"]
+    missing = [str(f.relative_to(REPO)) for package in ("server", "client_cli")
+               for f in sorted((REPO / package).rglob("*"))
+               if f.is_file() and f.suffix not in (".py", ".pyc") and "__pycache__" not in f.parts
+               and not any(fnmatch.fnmatch(f.name, p) for p in patterns)]
+    assert not missing, f"not shipped in a wheel: {missing}"

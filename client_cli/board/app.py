@@ -43,7 +43,7 @@ from ..api import (
     Welcome,
 )
 from .controls import Controls, help_line
-from .model import apply_progress, rank_racers
+from .model import apply_progress, delay_note, hidden_note, rank_racers
 from .render import Rendering
 from .screens import ResultsScreen
 from .state import Seat
@@ -79,6 +79,10 @@ class RaceApp(Controls, Rendering, App[int]):
         self.racers: dict[str, RacerView] = {}
         self.game: GameView | None = None
         self.watched: str | None = seat.racer
+        self.watch_note = ""
+        self.leaving = False
+        """Set once the board is closing (quit after resigning): no results screen."""
+        """How the watched board is shown (delay, or why it is hidden); spectators."""
         self.selected: tuple[int, str | None] | None = None  # (fan, merci card)
         self.targets: set[str] = set()
         self.pending_move: str | None = None
@@ -116,6 +120,7 @@ class RaceApp(Controls, Rendering, App[int]):
     async def on_mount(self) -> None:
         self.query_one("#move", Input).focus()
         self.set_interval(0.25, self._tick)
+        self.set_interval(2.0, self._refresh_delayed)
         self.run_worker(self._listen(), name="room-listener", exit_on_error=False)
 
     async def on_unmount(self) -> None:
@@ -190,6 +195,8 @@ class RaceApp(Controls, Rendering, App[int]):
         elif ev.type in ("progress", "finished", "ready", "left"):
             if ev.type == "left":
                 data = {**data, "status": "left"}
+            elif ev.type == "finished":
+                data = {**data, "final": True}
             apply_progress(self.racers, data)
             rid = data.get("racer")
             if ev.type != "ready" and self.seat.racer is None and rid == self._watch_target():
@@ -203,8 +210,8 @@ class RaceApp(Controls, Rendering, App[int]):
             with contextlib.suppress(ApiError):
                 self._set_room(await self.client.get_room(self.seat.room))
             self.clock_base = (ev.race_clock_ms or 0, time.monotonic())
-            await self._refresh_game()
             self.say("Go!", "ok")
+            await self._refresh_game()  # may tell a spectator how late the board is
         elif ev.type == "race_over":
             self._set_state("over")
             rows = data.get("standings")
@@ -212,8 +219,9 @@ class RaceApp(Controls, Rendering, App[int]):
                 rows = rows.get("standings")
             self.standings = [StandingView.model_validate(s) for s in rows or []]
             await self._refresh_game()
-            self.push_screen(ResultsScreen(self.standings, self.seat.racer),
-                             callback=lambda _: self.exit(0))
+            if not self.leaving:  # a racer who quit has the table printed on exit
+                self.push_screen(ResultsScreen(self.standings, self.seat.racer),
+                                 callback=lambda _: self.exit(0))
         elif ev.type == "closed":
             self._set_state("closed")
             self.say("The host closed the room. Type q and Enter to leave.", "refused")
@@ -229,6 +237,8 @@ class RaceApp(Controls, Rendering, App[int]):
 
     def _watch_target(self) -> str | None:
         if self.seat.racer is not None:
+            if self.watched not in (None, self.seat.racer) and self._may_watch():
+                return self.watched
             return self.seat.racer
         ranked = rank_racers(self.racers.values())
         if self.watched is None and ranked:
@@ -244,8 +254,25 @@ class RaceApp(Controls, Rendering, App[int]):
         except ApiError as exc:
             if self.seat.racer is not None:
                 self.say(f"could not load the game: {exc.message}", "refused")
+            elif exc.code.startswith("race/hidden"):
+                self._watch_note(hidden_note(exc.code))
             return
         self._set_game(game)
+        if self.seat.racer is None:
+            self._watch_note(delay_note(game.delay_ms))
+
+    def _watch_note(self, note: str) -> None:
+        """Tell a spectator, once per change, how the watched board is shown."""
+        if note and note != self.watch_note:
+            self.say(note, "refused" if "hidden" in note else "ok")
+        self.watch_note = note
+
+    async def _refresh_delayed(self) -> None:
+        """A spectator's board during the race lags the race clock: follow it
+        every few seconds, not only when the watched racer moves."""
+        if self.seat.racer is None and self.room is not None and self.room.state == "racing":
+            await self._refresh_game()
+            self._render_all()
 
     def _set_game(self, game: GameView) -> None:
         if self.game is None or game.version >= self.game.version or game.racer != self.game.racer:

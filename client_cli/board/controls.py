@@ -116,6 +116,11 @@ class Controls:
             await self._start()
         elif low.startswith("w ") and self.seat.racer is None:
             await self._watch(text[2:].strip())
+        elif low.startswith("w ") and not self._may_watch():
+            self.say("fair play: rivals' boards stay hidden while you race; "
+                     "type w NAME again once your result is final", "refused")
+        elif low.startswith("w "):
+            await self._watch(text[2:].strip())
         elif low in ("ready", "unready"):
             why = ready_refusal(self.room, self.seat.racer is None)
             if why is not None:
@@ -136,8 +141,16 @@ class Controls:
                 return
             self._send(str(move))
 
+    def _may_watch(self: Board) -> bool:
+        """Whether this racer may watch others: their result is final, or the race
+        is over (docs/protocol.md, "Fair play")."""
+        me = self.racers.get(self.seat.racer or "")
+        return (me is not None and me.final) or (
+            self.room is not None and self.room.state in ("over", "closed"))
+
     async def _watch(self: Board, name: str) -> None:
-        """Spectators: show racer ``name``'s board (``w NAME``)."""
+        """Show racer ``name``'s board (``w NAME``): spectators (late during the
+        race), racers once their own result is final."""
         racer = next((r for r in self.racers.values() if r.name.lower() == name.lower()), None)
         if racer is None:
             names = ", ".join(r.name for r in self.racers.values()) or "nobody yet"
@@ -188,6 +201,7 @@ class Controls:
             deadline = time.monotonic() + 2
             while last and self.standings is None and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
+        self.leaving = True  # no results screen now: the app is closing
         self.exit(0)
 
     async def _start(self: Board) -> None:

@@ -14,7 +14,9 @@ from ..api import RacerView, StandingView
 __all__ = [
     "FINAL_STATUSES",
     "apply_progress",
+    "delay_note",
     "fmt_clock",
+    "hidden_note",
     "merci_targets",
     "points",
     "progress_bar",
@@ -102,3 +104,17 @@ def standing_rows(standings: Iterable[StandingView]) -> list[tuple[str, ...]]:
     return [(str(s.rank), s.name, str(s.foundation_cards), fmt_clock(s.reach_time_ms),
              str(s.moves), s.status, str(s.points)) for s in standings]
 
+
+def delay_note(delay_ms: int) -> str:
+    """What a spectator is told of a delayed board (docs/protocol.md, "Fair play")."""
+    if not delay_ms:
+        return ""
+    return (f"this board is {delay_ms // 1000} s behind the race: spectators see boards "
+            "late while the race runs, live once it is over")
+
+
+def hidden_note(code: str) -> str:
+    """Why a board is not shown, in words, for a ``race/hidden_*`` refusal."""
+    if code == "race/hidden_until_start":
+        return "boards are dealt at the start of the race"
+    return "this board stays hidden until the race is over (fair play)"

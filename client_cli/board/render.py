@@ -67,6 +67,8 @@ class Rendering:
         else:
             name = self.racers[self.watched].name if self.watched in self.racers else "—"
             parts.append(f"watching {name}")
+            if self.game is not None and self.game.delay_ms:
+                parts.append(f"{self.game.delay_ms // 1000} s behind")
         if self.game is not None:
             parts.append(f"redeals left {self.game.redeals_left}")
             if room.rules.merci:
@@ -98,6 +100,10 @@ class Rendering:
             text = f"Starting in {int(left) + 1}…" if left > 0 else "Starting…"
         elif room.state == "over":
             text = "Race over."
+        elif self.game is not None and self.game.status != "playing" \
+                and self.game.racer != self.seat.racer:  # watching someone else
+            who = self.racers[self.game.racer].name if self.game.racer in self.racers else "—"
+            text = f"{who}: {self.game.status.replace('_', ' ')}."
         elif self.game is not None and self.game.status != "playing":
             text = {"won": "You won the deal!", "stuck": "Stuck: undo (u) or resign (q)."}.get(
                 self.game.status, f"Your race is over ({self.game.status}); waiting for others.")

@@ -52,7 +52,10 @@ class ResultsScreen(ModalScreen[None]):
             yield Label("press q to leave", id="results-hint")
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        tables = self.query(DataTable)
+        if not tables:  # pushed while the app was already closing: nothing to show
+            return
+        table = tables.first()
         table.add_columns("rank", "name", "cards", "reached", "moves", "status", "points")
         for s, row in zip(self.standings, standing_rows(self.standings), strict=True):
             table.add_row(*row, key=s.racer)

@@ -4,9 +4,9 @@ Users (pick them by class name on the Locust command line):
 
 - ``HumanRacer`` — creates or joins a room (:mod:`infra.load.pool`), opens
   the room WebSocket, waits for the start, then races the deal with legal
-  moves from the game view's ``legal_moves`` (:mod:`infra.load.moves`) at
-  one move every ``LOAD_HUMAN_PACE_S`` seconds (2 s) until the game is
-  final, and goes again in a new room.
+  moves from its own game view's ``legal_moves`` (asked with its token;
+  :mod:`infra.load.moves`) at one move every ``LOAD_HUMAN_PACE_S`` seconds
+  (2 s) until the game is final, and goes again in a new room.
 - ``BotRacer`` — the same at bot pace (``LOAD_BOT_PACE_S``, 0.2 s).
 - ``Spectator`` — watches a racing room's events for up to ``LOAD_WATCH_S``.
 - ``IdleRacer`` — joins a room and holds its WebSocket open, never moving
@@ -205,9 +205,12 @@ class _Racer(_RoomUser):
             if r.status_code != 200:
                 r.failure(f"status {r.status_code}")
 
-    def _game(self, room: Room, racer_id: str) -> dict[str, Any] | None:
+    def _game(self, room: Room, racer_id: str, token: str) -> dict[str, Any] | None:
+        """The racer's own game, live: asked with its token (fair play: without
+        one, a board during the race is the spectators' delayed view)."""
         with self.client.get(f"/api/v1/rooms/{room.id}/racers/{racer_id}/game",
                              name="GET /rooms/{room}/racers/{racer}/game",
+                             headers={"Authorization": f"Bearer {token}"},
                              catch_response=True) as r:
             if r.status_code != 200:
                 r.failure(f"status {r.status_code}")
@@ -216,7 +219,7 @@ class _Racer(_RoomUser):
             return game
 
     def _play(self, room: Room, racer_id: str, token: str) -> None:
-        game = self._game(room, racer_id)
+        game = self._game(room, racer_id, token)
         gevent.sleep(self.rng.uniform(0, self.pace_s))
         n = 0
         while game is not None and not game["final"] and self.sock is not None:
@@ -232,12 +235,12 @@ class _Racer(_RoomUser):
                 game = data["game"]
             elif kind == "refused" and data is not None:
                 self._report(name, 0, f"refused {data.get('code')}", length, elapsed)
-                game = data.get("game") or self._game(room, racer_id)
+                game = data.get("game") or self._game(room, racer_id, token)
             else:
                 self._report(name, 0, kind, elapsed_ms=elapsed)
                 if not self._reconnect(room, token):
                     return
-                game = self._game(room, racer_id)
+                game = self._game(room, racer_id, token)
                 continue
             if self.rng.random() < RECONNECT and not self._reconnect(room, token):
                 return

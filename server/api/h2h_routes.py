@@ -24,6 +24,7 @@ from server.race.authority import RaceAuthority, RoomOptions
 from server.race.ghost_room import GhostRooms
 from server.records.ghost import plan_ghost
 from server.records.head_to_head import (
+    LiveGames,
     RacerRef,
     Source,
     check_replay,
@@ -49,7 +50,7 @@ from .h2h_models import (
     ReplayCheckBody,
 )
 from .ratelimit import BucketMap
-from .rest import PREFIX, Endpoint, parse_body
+from .rest import PREFIX, Endpoint, bearer_token, parse_body
 
 __all__ = ["H2H_ENDPOINTS", "MAX_BODY", "attach_head_to_head", "h2h_routes"]
 
@@ -75,6 +76,11 @@ async def attach_head_to_head(state: Any, authority: RaceAuthority,
 
 def _authority(request: Request) -> RaceAuthority:
     return cast(RaceAuthority, request.app.state.authority)
+
+
+def _logs(request: Request) -> LiveGames:
+    """Live racers' logs as the caller (``Authorization``, optional) may see them."""
+    return _authority(request).logs_for(bearer_token(request.headers))
 
 
 def _boards(request: Request) -> LeaderboardStore:
@@ -111,13 +117,13 @@ def _source(src: GameSource) -> Source:
 
 async def compare_in_room(request: Request, _: None) -> ComparisonView:
     p = request.path_params
-    c = await compare_sources(_authority(request), RacerRef(p["room"], p["a"]),
+    c = await compare_sources(_logs(request), RacerRef(p["room"], p["a"]),
                               RacerRef(p["room"], p["b"]))
     return ComparisonView.model_validate(c.to_json())
 
 
 async def compare_games(request: Request, body: CompareBody) -> ComparisonView:
-    c = await compare_sources(_authority(request), _source(body.a), _source(body.b))
+    c = await compare_sources(_logs(request), _source(body.a), _source(body.b))
     return ComparisonView.model_validate(c.to_json())
 
 
@@ -137,7 +143,7 @@ async def create_ghost_room(request: Request, body: GhostRoomBody) -> GhostRoomC
         if state not in ("over", "closed"):
             raise RequestInvalid(f"that room's race is not over yet ({state})",
                                  {"field": "room", "state": state})
-        source, _ = await racer_record(_authority(request), source)
+        source, _ = await racer_record(_authority(request).logs_for(None), source)
     ghosts: GhostRooms[GameRecord] = request.app.state.ghosts
     room, host_token, ghost = await ghosts.create(RoomOptions(
         capacity=body.capacity, time_limit_s=body.time_limit_s, visibility=body.visibility,
@@ -181,15 +187,15 @@ async def all_time_board(request: Request, _: None) -> LeaderboardView:
     return await _board(request, "all-time")
 
 
-_ROOM = ("room/not_found", "racer/not_found")
+_ROOM = ("room/not_found", "racer/not_found", "auth/invalid_token", "race/hidden_until_over")
 _REPLAY = ("replay/invalid", "replay/forged")
 
 H2H_ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/rooms/{room}/compare/{a}/{b}",
              "Compare two racers of a room (ids or names)", compare_in_room, None,
-             ComparisonView, errors=_ROOM),
+             ComparisonView, auth="optional", errors=_ROOM),
     Endpoint("POST", "/compare", "Compare two games on one deal (live racers or replays)",
-             compare_games, CompareBody, ComparisonView,
+             compare_games, CompareBody, ComparisonView, auth="optional",
              errors=("request/invalid", *_ROOM, *_REPLAY, "compare/different_deal")),
     Endpoint("POST", "/replays/check", "Check a replay document by replaying it",
              check_replay_doc, ReplayCheckBody, ReplayCheck,

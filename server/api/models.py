@@ -61,6 +61,11 @@ class CreateRoom(_In):
     hints: bool = Field(False, description="racers may ask for hints (practice rooms)")
     winnable_only: bool = Field(
         False, description="deal (and redeal key) proved winnable by the solver")
+    spectator_delay_s: int | None = Field(
+        None, ge=0, le=600, description="during the race, spectators see boards this many "
+        "seconds behind the race clock (default 60; 0 only with open_boards)")
+    open_boards: bool = Field(
+        False, description="spectators see boards live (shown in the room's listing)")
 
 
 class CreatedRoom(_In):

@@ -64,7 +64,12 @@ def openapi() -> dict[str, Any]:
                   for name in re.findall(r"{(\w+)}", ep.path)]
         if params:
             op["parameters"] = params
-        if ep.auth:
+        if ep.auth == "optional":
+            op["security"] = [{"bearer": []}, {}]
+            op["description"] = ("Authorization: Bearer <racer or host token> (optional): what "
+                                 "it shows depends on who asks (docs/protocol.md, "
+                                 "\"Fair play\").")
+        elif ep.auth:
             op["security"] = [{"bearer": []}]
             op["description"] = f"Authorization: Bearer <{ep.auth} token>."
         if ep.body is not None:

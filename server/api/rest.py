@@ -146,7 +146,8 @@ async def list_rooms(request: Request, _: None) -> RoomList:
 
 
 async def get_room(request: Request, _: None) -> RoomView:
-    return await _authority(request).get_room(request.path_params["room"])
+    return await _authority(request).get_room(request.path_params["room"],
+                                              bearer_token(request.headers))
 
 
 async def start(request: Request, _: None) -> RoomView:
@@ -177,7 +178,7 @@ async def ready(request: Request, body: ReadyBody) -> RacerView:
 
 async def game(request: Request, _: None) -> GameView:
     p = request.path_params
-    return await _authority(request).game(p["room"], p["racer"])
+    return await _authority(request).game(p["room"], p["racer"], bearer_token(request.headers))
 
 
 async def move(request: Request, body: MoveBody) -> BaseModel:
@@ -198,10 +199,14 @@ async def standings(request: Request, _: None) -> Standings:
 
 async def replay(request: Request, _: None) -> Replay:
     p = request.path_params
-    return await _authority(request).replay(p["room"], p["racer"])
+    return await _authority(request).replay(p["room"], p["racer"],
+                                            bearer_token(request.headers))
 
 
 _ROOM = ("room/not_found",)
+_HIDDEN = ("room/not_found", "racer/not_found", "auth/invalid_token", "race/hidden_until_start",
+           "race/hidden_until_over")
+"""What a board or move log may answer besides itself (docs/protocol.md, "Fair play")."""
 _RACER_AUTH = ("auth/missing", "room/not_found", "racer/not_found", "auth/invalid_token",
                "auth/forbidden")
 
@@ -209,7 +214,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("POST", "/rooms", "Create a room", create_room, CreateRoom, CreatedRoom, 201,
              errors=("request/invalid",)),
     Endpoint("GET", "/rooms", "Public rooms waiting for racers", list_rooms, None, RoomList),
-    Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, errors=_ROOM),
+    Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, auth="optional",
+             errors=(*_ROOM, "auth/invalid_token")),
     Endpoint("POST", "/rooms/{room}/start", "Host starts the countdown", start, None, RoomView,
              auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token",
                                   "room/over", "room/no_racers")),
@@ -223,7 +229,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("POST", "/rooms/{room}/racers/{racer}/ready", "Set ready", ready, ReadyBody,
              RacerView, auth="racer", errors=(*_RACER_AUTH, "room/not_waiting")),
     Endpoint("GET", "/rooms/{room}/racers/{racer}/game", "A racer's full game state", game,
-             None, GameView, errors=(*_ROOM, "racer/not_found")),
+             None, GameView, auth="optional", errors=_HIDDEN),
     Endpoint("POST", "/rooms/{room}/racers/{racer}/moves", "Submit a move", move, MoveBody,
              Ack, auth="racer",
              errors=(*_RACER_AUTH, "room/not_racing", "room/over", "racer/finished",
@@ -234,7 +240,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/rooms/{room}/standings", "Ranked standings", standings, None, Standings,
              errors=_ROOM),
     Endpoint("GET", "/rooms/{room}/racers/{racer}/replay", "A racer's move log", replay, None,
-             Replay, errors=(*_ROOM, "racer/not_found")),
+             Replay, auth="optional", errors=_HIDDEN),
 )
 """Every REST route, in documentation order."""
 

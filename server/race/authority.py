@@ -46,7 +46,7 @@ from .assist import Assist
 from .cache import RaceCache
 from .lobby import Lobby
 from .options import RoomOptions
-from .play import Play
+from .play import LogsFor, Play
 from .racers import Racers
 from .rooms import Rooms
 from .timers import RaceConfig, RaceOverHook, Timers
@@ -99,6 +99,11 @@ class RaceAuthority:
         self.racer_log = self.play.racer_log
         self.hint = self.assist.hint
         self.tick = self.timers.tick
+
+    def logs_for(self, token: str | None) -> LogsFor:
+        """Racers' move logs as ``token``'s holder may see them (comparisons,
+        ghosts: ``server.records.head_to_head.LiveGames``)."""
+        return LogsFor(self.play, token)
 
     @property
     def solver(self) -> SolverPool | None:

@@ -136,7 +136,7 @@ class GhostRooms(Generic[R]):
         rules = record.rules
         opts = replace(options, variant=rules.id, redeals=rules.redeals, merci=rules.merci,
                        undo=rules.undo, deal=record.deal_number, redeal_key=record.redeal_key,
-                       ranked=False)
+                       ranked=False, deal_public=True)
         room, host_token = await self.authority.create_room(opts)
         ghost_view, token = await self.authority.join(room.id, ghost_name(record.name))
         ghost = self.planner(record, room.time_limit_ms)

@@ -38,8 +38,37 @@ from .timers import RETRIES, RaceConfig, Timers
 from .views import (
     RoomView,
 )
+from .visibility import Seen
 
 __all__ = ["Lobby"]
+
+HOST = Seen("host")
+DEFAULT_SPECTATOR_DELAY_S = 60
+MAX_SPECTATOR_DELAY_S = 600
+
+
+def _spectator_delay_s(options: RoomOptions) -> int:
+    """The room's spectator delay (s): 60 by default, 0 in open-boards rooms.
+
+    :raises RequestInvalid: out of 0…600, 0 without ``open_boards``, or a
+        delay with ``open_boards`` (boards are live there).
+    """
+    delay = options.spectator_delay_s
+    if options.open_boards:
+        if delay not in (None, 0):
+            raise err.RequestInvalid("open_boards rooms show boards live: leave out "
+                                     "spectator_delay_s (or give 0)",
+                                     {"field": "spectator_delay_s"})
+        return 0
+    if delay is None:
+        return DEFAULT_SPECTATOR_DELAY_S
+    if delay == 0:
+        raise err.RequestInvalid("spectator_delay_s 0 (live boards) needs \"open_boards\": true",
+                                 {"field": "spectator_delay_s"})
+    if not 1 <= delay <= MAX_SPECTATOR_DELAY_S:
+        raise err.RequestInvalid(f"spectator_delay_s is 1…{MAX_SPECTATOR_DELAY_S}",
+                                 {"field": "spectator_delay_s"})
+    return delay
 
 
 class Lobby:
@@ -72,6 +101,7 @@ class Lobby:
             raise err.RequestInvalid("time_limit_s is 10…14400", {"field": "time_limit_s"})
         if not 0 <= options.countdown_s <= 60:
             raise err.RequestInvalid("countdown_s is 0…60", {"field": "countdown_s"})
+        delay_s = _spectator_delay_s(options)
         now = await self.store.clock.now_ms()
         if options.deal == "random":
             deal_number = random_deal_number()
@@ -100,7 +130,8 @@ class Lobby:
             capacity=options.capacity,
             time_limit_ms=options.time_limit_s * 1000, visibility=options.visibility,
             countdown_ms=options.countdown_s * 1000, host_digest=token_digest(host_token),
-            created_ms=now,
+            created_ms=now, spectator_delay_ms=delay_s * 1000, open_boards=options.open_boards,
+            deal_public=options.deal_public or options.deal == "daily",
         )
         await self.store.rooms.save_room(room_id, room.model_dump(mode="json"), 0,
                                          [CreatedEvent(race_clock_ms=present.race_clock(room, now),
@@ -108,12 +139,17 @@ class Lobby:
         await self.store.rooms.expire_room(room_id, self.config.waiting_ttl_ms)
         if room.visibility == "public":
             await self.store.indexes.add_to_lobby(room_id, now + self.config.waiting_ttl_ms)
-        return await self.rooms.room_view(room, now, {}), host_token
+        return await self.rooms.room_view(room, now, {}, HOST), host_token
 
-    async def get_room(self, ref: str) -> RoomView:
-        """The room by id or code. :raises RoomNotFound:"""
+    async def get_room(self, ref: str, token: str | None = None) -> RoomView:
+        """The room by id or code, as ``token`` (host, racer, or none) may see it:
+        the deal number only once the race starts, but for the host
+        (:mod:`server.race.visibility`).
+
+        :raises RoomNotFound, AuthInvalidToken:
+        """
         room, _, now = await self.timers.load(ref)
-        return await self.rooms.room_view(room, now)
+        return await self.rooms.room_view(room, now, seen=await self.rooms.seen(room, token))
 
     async def list_rooms(self, limit: int = 100) -> list[RoomView]:
         """Public rooms waiting for racers with a free seat, newest first, at
@@ -154,7 +190,7 @@ class Lobby:
             room, rev, now = await self.timers.load(ref)
             authorize_host(room, host_token)
             if room.state in ("countdown", "racing"):
-                return await self.rooms.room_view(room, now)
+                return await self.rooms.room_view(room, now, seen=HOST)
             if room.state != "waiting":
                 raise err.RoomOver(f"the room is {room.state}", {"state": room.state})
             if not room.roster:
@@ -163,7 +199,7 @@ class Lobby:
                 new = await self.timers.countdown(room, rev, now, [])
             except VersionConflict:
                 continue
-            return await self.rooms.room_view(new, now, {})
+            return await self.rooms.room_view(new, now, {}, HOST)
         raise VersionConflict("room too busy")
 
     async def close(self, ref: str, host_token: str | None) -> RoomView:
@@ -205,5 +241,5 @@ class Lobby:
             await self.rooms.off_lobby(room)
             if views is not None:
                 await self.timers.race_over(new, views)
-            return await self.rooms.room_view(new, now)
+            return await self.rooms.room_view(new, now, seen=HOST)
         raise VersionConflict("room too busy")

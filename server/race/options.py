@@ -30,3 +30,10 @@ class RoomOptions:
     """Racers may ask the solver for a hint (practice rooms; issue 7)."""
     winnable_only: bool = False
     """Draw a deal (and redeal key) the solver proves winnable (issue 7)."""
+    spectator_delay_s: int | None = None
+    """How far behind the race clock spectators see boards: 1…600 s, default 60;
+    0 (live) only with ``open_boards`` (docs/protocol.md, "Fair play")."""
+    open_boards: bool = False
+    """Spectators see boards live; shown in the room's listing before anyone joins."""
+    deal_public: bool = False
+    """Internal: the deal number is public anyway (ghost rooms); daily rooms are too."""

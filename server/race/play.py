@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from server.errors import VersionConflict
+from server.rules import Move
 from server.store.base import LiveStore, Record, Versioned
 
 from . import errors as err
-from . import present
+from . import present, visibility
 from .access import authorize, check_racing
 from .cache import RaceCache
 from .decide import Accepted, decide_move, result_of
@@ -23,7 +24,7 @@ from .state import RacerRecord, RoomRecord
 from .timers import RETRIES, Timers
 from .views import Ack, GameView, RacerLog, Replay, ReplayMove, Standings
 
-__all__ = ["Play"]
+__all__ = ["LogsFor", "Play"]
 
 _Known = tuple[RoomRecord, int, int, RacerRecord, int]
 """``(room, room rev, now, racer, racer rev)`` of a move decided without a read."""
@@ -43,16 +44,45 @@ class Play:
                                  room.state == "racing" and not racer.final,
                                  present.race_clock(room, now))
 
-    async def game(self, ref: str, racer_id: str) -> GameView:
-        """A racer's full game state (public: spectators may look).
+    async def game(self, ref: str, racer_id: str, token: str | None = None) -> GameView:
+        """A racer's full game state, as ``token`` may see it
+        (:mod:`server.race.visibility`): the racer's own board live; a rival's
+        only once the viewer's result is final; a spectator's (or the host's)
+        ``spectator_delay_ms`` behind the race clock, live in open-boards rooms;
+        every board once the race is over, none before the start.
 
-        :raises RoomNotFound, RacerNotFound:
+        :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilStart,
+            HiddenUntilOver:
         """
         room, _, now = await self.timers.load(ref)
         if room.entry(racer_id) is None:
             raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
+        answer = visibility.check(room, "board", await self.rooms.seen(room, token, racer_id))
         racer, _, game = await self.rooms.racer_and_game(room, racer_id)
+        if answer == "delayed":
+            return self._delayed_view(room, racer, now)
         return self._game_view(room, racer, game, now)
+
+    def _delayed_view(self, room: RoomRecord, racer: RacerRecord, now: int) -> GameView:
+        """The racer's board as it was ``room.spectator_delay_ms`` ago on the race
+        clock: the log entries made by then, never a newer one; nothing to play."""
+        clock = present.race_clock(room, now) or 0
+        cut = max(0, clock - room.spectator_delay_ms)
+        log = [entry for entry in racer.log if entry[1] <= cut]
+        game = self.cache.replay(room, [])
+        cards, reach = game.foundation_cards, None
+        for text, at in log:
+            game = game.play(Move.from_text(text))
+            if game.foundation_cards != cards:
+                cards, reach = game.foundation_cards, at
+        status, final = result_of(game)
+        if racer.final and racer.finished_ms is not None and racer.finished_ms <= cut:
+            status, final = present.racer_status(room, racer), True
+        then = RacerRecord.model_construct(
+            id=racer.id, status=status, log=log, foundation_cards=cards, final=final,
+            reach_time_ms=reach, finished_ms=racer.finished_ms if final else None)
+        view = present.game_view(then, game, status, False, cut)
+        return view.model_copy(update={"delay_ms": clock - cut})
 
     async def move(self, ref: str, racer_id: str, token: str | None, move: Any,
                    expected_version: int, client_move_id: str) -> Ack:
@@ -232,18 +262,21 @@ class Play:
         racers = await self.rooms.racers(room)
         return present.standings(room, self.rooms.racer_views(room, racers))
 
-    async def replay(self, ref: str, racer_id: str) -> Replay:
-        """A racer's move log with race-clock times; the redeal key once the race
-        is over (or closed).
+    async def replay(self, ref: str, racer_id: str, token: str | None = None) -> Replay:
+        """A racer's move log with race-clock times, as ``token`` may see it (the
+        racer's own at any time; everyone's once the race is over, a finished
+        racer's view during it); the redeal key once the race is over (or closed).
 
-        :raises RoomNotFound, RacerNotFound:
+        :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilOver:
         """
         room, _, _now = await self.timers.load(ref)
         entry = room.entry(racer_id)
         if entry is None:
             raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
+        seen = await self.rooms.seen(room, token, racer_id)
+        visibility.check(room, "move log", seen)
         racer, _, _ = await self.rooms.racer_and_game(room, racer_id)
-        revealed = room.state in ("over", "closed")
+        revealed = visibility.access(room, "redeal key", seen) == "yes"
         return Replay(
             rules=present.rules_view(self.cache.ruleset(room)), deal_number=room.deal_number,
             redeal_key=room.redeal_key if revealed else None, player=entry.name,
@@ -252,11 +285,12 @@ class Play:
             result=self.rooms.racer_view(room, entry, racer),
         )
 
-    async def racer_log(self, ref: str, racer: str) -> RacerLog:
+    async def racer_log(self, ref: str, racer: str, token: str | None = None) -> RacerLog:
         """The game of ``racer`` (id, or name case-insensitively) in room ``ref``
-        as a log for analysis; a running game ends at the race clock now.
+        as a log for analysis, as ``token`` may see its move log
+        (:mod:`server.race.visibility`); a running game ends at the race clock now.
 
-        :raises RoomNotFound, RacerNotFound:
+        :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilOver:
         """
         room, _, now = await self.timers.load(ref)
         entry = room.entry(racer) or next(
@@ -265,6 +299,7 @@ class Play:
             names = ", ".join(e.name for e in room.roster) or "nobody"
             raise err.RacerNotFound(f"no racer {racer!r} in room {room.code} (racers: {names})",
                                     {"racer": racer})
+        visibility.check(room, "move log", await self.rooms.seen(room, token, entry.id))
         got = await self.store.racers.get_racer(room.id, entry.id)
         record = RacerRecord.model_validate(got.data) if got else RacerRecord(id=entry.id)
         clock = present.race_clock(room, now) or 0
@@ -275,3 +310,19 @@ class Play:
             redeal_key=bytes.fromhex(room.redeal_key), moves=moves, name=entry.name,
             join_order=entry.join_order, status=present.racer_status(room, record),
             finished_ms=max(finished or 0, moves[-1][1] if moves else 0))
+
+
+class LogsFor:
+    """Racers' logs as one viewer may see them: what ``server.records.head_to_head``
+    reads live games through (its ``LiveGames``), bound to ``token``."""
+
+    def __init__(self, play: Play, token: str | None) -> None:
+        self._play = play
+        self._token = token
+
+    async def racer_log(self, room: str, racer: str) -> RacerLog:
+        """:meth:`Play.racer_log` for this viewer.
+
+        :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilOver:
+        """
+        return await self._play.racer_log(room, racer, self._token)

@@ -50,8 +50,10 @@ class Racers:
         for _ in range(RETRIES):
             room, rev, now = await self.timers.load(ref)
             if room.state != "waiting":
-                raise err.RoomNotWaiting(f"the race is {room.state}: spectate instead",
-                                         {"state": room.state})
+                why = {"countdown": "the race is about to start",
+                       "racing": "the race has already started"}.get(
+                    room.state, f"the room is {room.state}")
+                raise err.RoomNotWaiting(f"{why}: spectate instead", {"state": room.state})
             if len(room.roster) >= room.capacity:
                 raise err.RoomFull(f"the room holds {room.capacity} racers")
             if any(e.name.casefold() == name.casefold() for e in room.roster):

@@ -2,7 +2,9 @@
 
 :class:`Rooms` resolves a room id or short code, reads racer records (a racer
 never saved is a fresh one on the room's deal) and builds room and racer
-views. It never writes: writes belong to the actions (lobby, play, timers).
+views, and tells who a token is (:meth:`Rooms.seen`, for the fair-play
+table of :mod:`server.race.visibility`). It writes only the lobby index
+(:meth:`Rooms.off_lobby`); the rest belongs to the actions.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from __future__ import annotations
 from server.rules import Game
 from server.store.base import LiveStore, Versioned
 
-from . import present
+from . import present, visibility
 from .cache import RaceCache
 from .ids import is_code
 from .state import RacerRecord, RoomRecord, RosterEntry
 from .views import RacerView, RoomView
+from .visibility import Seen
+
+SPECTATOR = Seen("spectator")
 
 __all__ = ["Rooms"]
 
@@ -64,9 +69,27 @@ class Rooms:
         """Every racer of the roster, in join order."""
         return [self.racer_view(room, e, racers.get(e.id)) for e in room.roster]
 
+    async def seen(self, room: RoomRecord, token: str | None,
+                   target: str | None = None) -> Seen:
+        """Who ``token`` is for racer ``target``'s things (``None``: the room's):
+        the racer, a rival, a finished racer, the host or a spectator
+        (:func:`server.race.visibility.viewer`; a rival whose result is final
+        is a finished racer).
+
+        :raises AuthInvalidToken: a token that is nobody's in this room.
+        """
+        seen = visibility.viewer(room, token, target)
+        if seen.kind == "rival" and seen.racer is not None:
+            got = await self.store.racers.get_racer(room.id, seen.racer)
+            if got is not None and got.data.get("final"):
+                return Seen("finished", seen.racer)
+        return seen
+
     async def room_view(self, room: RoomRecord, now: int,
-                        racers: dict[str, RacerRecord] | None = None) -> RoomView:
-        """The room's view at service time ``now`` (ms); racers are read unless
+                        racers: dict[str, RacerRecord] | None = None,
+                        seen: Seen = SPECTATOR) -> RoomView:
+        """The room's view at service time ``now`` (ms) as ``seen`` may see it
+        (the deal number: :mod:`server.race.visibility`); racers are read unless
         given (a waiting room's racers have no moves: none are read)."""
         if racers is None:
             racers = await self.racers(room) if room.state != "waiting" else {}
@@ -75,13 +98,17 @@ class Rooms:
             starts_in = max(0, room.start_at_ms - now)
         return RoomView(
             id=room.id, code=room.code, rules=present.rules_view(self.cache.ruleset(room)),
-            deal_number=room.deal_number, state=room.state, capacity=room.capacity,
+            deal_number=room.deal_number
+            if visibility.access(room, "deal number", seen) == "yes" else None,
+            state=room.state, capacity=room.capacity,
             time_limit_ms=room.time_limit_ms, visibility=room.visibility,
             countdown_ms=room.countdown_ms, starts_in_ms=starts_in,
             race_clock_ms=present.race_clock(room, now),
             racers=self.racer_views(room, racers),
             seq=await self.store.events.last_seq(room.id),
             hints=room.hints, winnable_only=room.winnable_only,
+            spectator_delay_ms=0 if room.open_boards else room.spectator_delay_ms,
+            open_boards=room.open_boards,
         )
 
     async def off_lobby(self, room: RoomRecord) -> None:

@@ -55,6 +55,12 @@ class RoomRecord(_Record):
     hints: bool = False
     winnable_only: bool = False
     par: int | None = None
+    spectator_delay_ms: int = 60_000
+    """How far behind the race clock spectators see boards (docs/protocol.md, "Fair play")."""
+    open_boards: bool = False
+    """Spectators see boards live (the room was created with ``open_boards``)."""
+    deal_public: bool = False
+    """The deal number is public anyway (daily and ghost rooms): shown before the start."""
     """Most foundation cards possible with the room's redeals (solver; issue 7)."""
 
     def entry(self, racer_id: str) -> RosterEntry | None:

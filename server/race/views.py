@@ -84,7 +84,9 @@ class RoomView(_View):
     id: str
     code: str = Field(description="short human-friendly code; usable wherever {room} is")
     rules: RulesView
-    deal_number: int
+    deal_number: int | None = Field(
+        description="null before the start but for the host (and in daily and ghost rooms, "
+        "whose deal is public anyway); the first layout is dealt at the start")
     state: RoomState
     capacity: int
     time_limit_ms: int
@@ -97,6 +99,10 @@ class RoomView(_View):
     hints: bool = Field(False, description="racers may ask for hints (GET …/hint)")
     winnable_only: bool = Field(
         False, description="the deal and redeal key were proved winnable by the solver")
+    spectator_delay_ms: int = Field(
+        60_000, description="during the race, spectators see boards this far behind the race "
+        "clock (0: live, in open-boards rooms)")
+    open_boards: bool = Field(False, description="spectators see boards live during the race")
 
 
 class PositionView(_View):
@@ -124,7 +130,11 @@ class GameView(_View):
     merci_available: bool
     moves: int
     reach_time_ms: int | None
-    race_clock_ms: int | None
+    race_clock_ms: int | None = Field(
+        description="the race clock of this view (ms): now, or now minus delay_ms")
+    delay_ms: int = Field(
+        0, description="how far behind the race clock this board is (ms): 0 live; a "
+        "spectator's view during the race lags by the room's spectator delay")
 
 
 class Ack(_View):

@@ -52,19 +52,23 @@ def test_big_deal_number_over_rest_and_socket(client: TestClient) -> None:
     assert r.status_code == 201, r.text
     room, host = r.json()["room"], r.json()["host_token"]
     assert room["deal_number"] == BIG
-    assert client.get(f"/api/v1/rooms/{room['code']}").json()["deal_number"] == BIG
+    # before the start only the host sees the deal number (fair play)
+    assert client.get(f"/api/v1/rooms/{room['code']}",
+                      headers={"Authorization": f"Bearer {host}"}).json()["deal_number"] == BIG
     j = client.post(f"/api/v1/rooms/{room['id']}/racers", json={"name": "ada"}).json()
     rid, token = j["racer"]["id"], j["token"]
     auth = {"Authorization": f"Bearer {token}"}
-    with client.websocket_connect(f"/api/v1/rooms/{room['id']}/ws", headers=auth) as ws:
+    started = client.post(f"/api/v1/rooms/{room['id']}/start",
+                          headers={"Authorization": f"Bearer {host}"})
+    assert started.status_code == 200 and started.json()["state"] == "racing"
+    assert started.json()["deal_number"] == BIG
+    # once the race is on, everyone sees it: the welcome, and the started event
+    with client.websocket_connect(f"/api/v1/rooms/{room['id']}/ws?since=0", headers=auth) as ws:
         welcome = ws.receive_json()
         assert welcome["t"] == "welcome" and welcome["d"]["room"]["deal_number"] == BIG
-        started = client.post(f"/api/v1/rooms/{room['id']}/start",
-                              headers={"Authorization": f"Bearer {host}"})
-        assert started.status_code == 200 and started.json()["state"] == "racing"
-        events = [ws.receive_json()["d"] for _ in range(2)]
+        events = [ws.receive_json()["d"] for _ in range(welcome["d"]["room"]["seq"])]
         assert events[-1]["type"] == "started" and events[-1]["deal_number"] == BIG
-    game = client.get(f"/api/v1/rooms/{room['id']}/racers/{rid}/game").json()
+    game = client.get(f"/api/v1/rooms/{room['id']}/racers/{rid}/game", headers=auth).json()
     move = game["legal_moves"][0]
     r = client.post(f"/api/v1/rooms/{room['id']}/racers/{rid}/moves", headers=auth,
                     json={"move": move, "expected_version": 0, "client_move_id": "m1"})

@@ -60,7 +60,7 @@ def test_room_life_over_rest(client: TestClient) -> None:
 def test_rest_only_play(client: TestClient) -> None:
     room, [(racer, token)] = _racing(client)
     base = f"/api/v1/rooms/{room}/racers/{racer}"
-    game = client.get(f"{base}/game").json()
+    game = client.get(f"{base}/game", headers=_auth(token)).json()
     for n in range(30):
         if game["final"] or not game["legal_moves"]:
             break
@@ -98,7 +98,7 @@ def test_bad_create_bodies(client: TestClient, body: bytes, status: int, code: s
 def test_bad_moves_change_nothing(client: TestClient) -> None:
     room, [(a, ta), (_b, tb)] = _racing(client, 2)
     url = f"/api/v1/rooms/{room}/racers/{a}/moves"
-    game = client.get(f"/api/v1/rooms/{room}/racers/{a}/game").json()
+    game = client.get(f"/api/v1/rooms/{room}/racers/{a}/game", headers=_auth(ta)).json()
     good = {"move": game["legal_moves"][0], "expected_version": 0, "client_move_id": "x"}
     cases = [
         ({}, good, 401, "auth/missing"),
@@ -115,7 +115,8 @@ def test_bad_moves_change_nothing(client: TestClient) -> None:
         assert (r.status_code, r.json()["error"]["code"]) == (status, code), body
     stale = client.post(url, json={**good, "expected_version": 3}, headers=_auth(ta)).json()
     assert stale["error"]["details"]["game"]["version"] == 0
-    assert client.get(f"/api/v1/rooms/{room}/racers/{a}/game").json()["version"] == 0
+    assert client.get(f"/api/v1/rooms/{room}/racers/{a}/game",
+                      headers=_auth(ta)).json()["version"] == 0
     r = client.post("/api/v1/rooms/NOROOM/racers/x/moves", json=good, headers=_auth(ta))
     assert (r.status_code, r.json()["error"]["code"]) == (404, "room/not_found")
     r = client.delete("/api/v1/rooms")

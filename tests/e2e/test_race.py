@@ -29,7 +29,7 @@ async def _race(url: str, room: dict[str, Any], racer: str, token: str,
             welcome = await recv(ws)
             assert welcome["t"] == "welcome" and welcome["d"]["racer"] == racer
             await recv_until(ws, "event", type_="started")
-            game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game")
+            game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game", token)
             n = 0
             while not game["final"]:
                 move = pick_move(rules, game)
@@ -99,7 +99,7 @@ async def test_rest_only_race(url: str) -> None:
     room, host = await api.create(deal=77, countdown_s=0, undo=False)
     racer, token = await api.join(room["id"], "solo")
     await api.start(room["code"], host)
-    game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game")
+    game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game", token)
     n = 0
     while not game["final"]:
         n += 1
@@ -121,7 +121,7 @@ async def test_same_move_twice_at_once_applies_once(url: str) -> None:
     room, host = await api.create(deal=5, countdown_s=0)
     racer, token = await api.join(room["id"], "twin")
     await api.start(room["id"], host)
-    game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game")
+    game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game", token)
     body = {"move": game["legal_moves"][0], "expected_version": 0, "client_move_id": "dup"}
     auth = {"Authorization": f"Bearer {token}"}
     msg = json.dumps({"t": "move", "d": body})
@@ -136,8 +136,8 @@ async def test_same_move_twice_at_once_applies_once(url: str) -> None:
         acks = [(await recv_until(w, "ack"))["d"] for w in (w1, w2)]
     assert all(x == answers[0] for x in answers + acks)
     assert answers[0]["version"] == 1
-    game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game")
+    game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game", token)
     assert game["version"] == 1
-    rep = await api.get(f"/rooms/{room['id']}/racers/{racer}/replay")
+    rep = await api.get(f"/rooms/{room['id']}/racers/{racer}/replay", token)
     assert len(rep["moves"]) == 1
     await api.aclose()

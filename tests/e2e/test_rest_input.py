@@ -33,7 +33,7 @@ async def test_bad_rest_inputs(url: str) -> None:
     early = await http.post(moves, json=good, headers=_bearer(ta))
     assert early.json()["error"]["code"] == "room/not_racing"
     await api.start(room["id"], host)
-    game = await api.get(f"/rooms/{room['id']}/racers/{a}/game")
+    game = await api.get(f"/rooms/{room['id']}/racers/{a}/game", ta)
     good["move"] = game["legal_moves"][0]
     cases: list[tuple[dict[str, Any], dict[str, str], int, str]] = [
         ({"content": b"{oops"}, _bearer(ta), 400, "request/invalid"),
@@ -62,7 +62,7 @@ async def test_bad_rest_inputs(url: str) -> None:
     assert r.json()["error"]["code"] == "racer/not_found"
     r = await http.post(f"/rooms/{room['id']}/racers", json={"name": "late"})
     assert r.json()["error"]["code"] == "room/not_waiting"
-    assert (await api.get(f"/rooms/{room['id']}/racers/{a}/game"))["version"] == 0
+    assert (await api.get(f"/rooms/{room['id']}/racers/{a}/game", ta))["version"] == 0
     await api.aclose()
 
 

@@ -37,8 +37,10 @@ class Api:
         assert r.status_code == 200, r.text
         return r.json()  # type: ignore[no-any-return]
 
-    async def get(self, path: str) -> Any:
-        r = await self.http.get(path)
+    async def get(self, path: str, token: str | None = None) -> Any:
+        """GET ``path``, as the holder of ``token`` (a racer's or the host's) if given."""
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        r = await self.http.get(path, headers=headers)
         assert r.status_code == 200, r.text
         return r.json()
 

@@ -34,7 +34,7 @@ async def _play(race: RaceAuthority, store: ClockStore, seed: int, undo: bool
     await race.join(room.id, "bob")
     await race.start(room.code, host)
     rng = random.Random(seed)
-    game = await race.game(room.id, a.id)
+    game = await race.game(room.id, a.id, token)
     played: list[tuple[object, int, str, Ack]] = []
     for n in range(60):
         if game.final:
@@ -71,10 +71,10 @@ async def test_every_repeat_gets_its_first_answer(store: ClockStore, seed: int,
             again = await other.move(room_id, racer_id, token, move, version, move_id)
             assert again.model_dump() == ack.model_dump(), move_id
     # the same ids with other moves and versions apply nothing either
-    before = await race.game(room_id, racer_id)
+    before = await race.game(room_id, racer_id, token)
     for _, _, move_id, ack in played[:5]:
         assert await race.move(room_id, racer_id, token, "a", 999, move_id) == ack
-    after = await race.game(room_id, racer_id)
+    after = await race.game(room_id, racer_id, token)
     assert (after.version, after.position) == (before.version, before.position)
 
 

@@ -149,7 +149,7 @@ async def test_all_ready_starts(race: RaceAuthority) -> None:
 
 async def test_move_checks_in_order(race: RaceAuthority) -> None:
     room_id, host, [(a, ta), (_b, tb)] = await _racing(race)
-    game = await race.game(room_id, a.id)
+    game = await race.game(room_id, a.id, ta)
     assert game.version == 0 and game.legal_moves
     with pytest.raises(err.AuthMissing):
         await race.move(room_id, a.id, None, "1f", 0, "x")
@@ -167,27 +167,27 @@ async def test_move_checks_in_order(race: RaceAuthority) -> None:
     illegal = next(t for t in ("1-2", "2-1", "1-3") if t not in game.legal_moves)
     with pytest.raises(err.MoveIllegal):
         await race.move(room_id, a.id, ta, illegal, 0, "x")
-    assert (await race.game(room_id, a.id)).version == 0  # nothing applied
+    assert (await race.game(room_id, a.id, ta)).version == 0  # nothing applied
     move = game.legal_moves[0]
     ack = await race.move(room_id, a.id, ta, move, 0, "x")
     assert ack.version == 1 and ack.applied == [move] and ack.game.version == 1
     again = await race.move(room_id, a.id, ta, move, 0, "x")
     assert again == ack
-    assert (await race.game(room_id, a.id)).version == 1
+    assert (await race.game(room_id, a.id, ta)).version == 1
 
 
 async def test_same_move_twice_at_once_applies_once(race: RaceAuthority) -> None:
     room_id, _, [(a, ta), _] = await _racing(race)
-    move = (await race.game(room_id, a.id)).legal_moves[0]
+    move = (await race.game(room_id, a.id, ta)).legal_moves[0]
     acks = await asyncio.gather(*(race.move(room_id, a.id, ta, move, 0, "same")
                                   for _ in range(5)))
     assert all(x == acks[0] for x in acks)
-    assert (await race.game(room_id, a.id)).version == 1
+    assert (await race.game(room_id, a.id, ta)).version == 1
 
 
 async def test_json_moves_undo_and_autoplay(race: RaceAuthority) -> None:
     room_id, _, [(a, ta)] = await _racing(race, 1)
-    game = await race.game(room_id, a.id)
+    game = await race.game(room_id, a.id, ta)
     move = Move.from_text(game.legal_moves[0]).to_json()
     ack = await race.move(room_id, a.id, ta, move, 0, "j1")
     undo = await race.move(room_id, a.id, ta, {"type": "undo"}, 1, "j2")
@@ -206,13 +206,13 @@ async def test_race_to_the_end_ranks_and_replays(race: RaceAuthority, store: Clo
         await race.move(room_id, c.id, tc, "a", 0, "late")
     for racer, token, limit in ((a, ta, 1000), (b, tb, 5)):
         for n in range(limit):
-            game = await race.game(room_id, racer.id)
+            game = await race.game(room_id, racer.id, token)
             move = pick_move(rules, game.model_dump())
             if move is None or game.final:
                 break
             store.advance(100)
             await race.move(room_id, racer.id, token, move, game.version, f"m{n}")
-    if not (await race.game(room_id, b.id)).final:
+    if not (await race.game(room_id, b.id, tb)).final:
         await race.resign(room_id, b.id, tb)
     final = await race.standings(room_id)
     assert final.final
@@ -239,9 +239,9 @@ async def test_race_to_the_end_ranks_and_replays(race: RaceAuthority, store: Clo
 
 async def test_time_limit_times_out_once(race: RaceAuthority, store: ClockStore) -> None:
     room_id, _, [(a, ta), (b, tb)] = await _racing(race, time_limit_s=10)
-    rep = await race.replay(room_id, a.id)
+    rep = await race.replay(room_id, a.id, ta)  # the racer's own log, during the race
     assert rep.redeal_key is None  # secret while racing
-    move = (await race.game(room_id, a.id)).legal_moves[0]
+    move = (await race.game(room_id, a.id, ta)).legal_moves[0]
     await race.move(room_id, a.id, ta, move, 0, "m")
     store.advance(10_000)
     with pytest.raises(err.RoomOver):
@@ -307,7 +307,7 @@ async def test_waiting_rooms_expire(race: RaceAuthority, store: ClockStore) -> N
 async def test_stuck_with_undo_is_not_final(race: RaceAuthority, store: ClockStore) -> None:
     room_id, _, [(a, ta), (b, tb)] = await _racing(race, 2)  # undo allowed (default)
     rules = (await race.get_room(room_id)).rules.model_dump()
-    game = await race.game(room_id, a.id)
+    game = await race.game(room_id, a.id, ta)
     n = 0
     while (move := pick_move(rules, game.model_dump())) is not None:
         n += 1
@@ -326,7 +326,7 @@ async def test_stuck_with_undo_is_not_final(race: RaceAuthority, store: ClockSto
 async def test_repeat_of_the_final_move_gets_its_first_answer(race: RaceAuthority) -> None:
     room_id, _, [(a, ta), _] = await _racing(race, 2, undo=False)
     rules = (await race.get_room(room_id)).rules.model_dump()
-    game = await race.game(room_id, a.id)
+    game = await race.game(room_id, a.id, ta)
     n, last = 0, None
     while not game.final:
         move = pick_move(rules, game.model_dump())

@@ -69,7 +69,7 @@ async def _wait_for(race: RaceAuthority, room_id: str, type_: str) -> None:
 async def _play(race: RaceAuthority, room_id: str, racer_id: str, token: str, n: int) -> None:
     rules = (await race.get_room(room_id)).rules.model_dump()
     for i in range(n):
-        game = (await race.game(room_id, racer_id)).model_dump(mode="json")
+        game = (await race.game(room_id, racer_id, token)).model_dump(mode="json")
         move = pick_move(rules, game)
         if move is None or game["final"]:
             return

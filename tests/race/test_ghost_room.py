@@ -46,6 +46,8 @@ async def test_ghost_races_the_recorded_timeline(ghosts: GhostRooms) -> None:
     assert (room.deal_number, room.rules.variant, room.state) == (2, "belle-lucie", "waiting")
     assert [r.name for r in room.racers] == ["👻 ada"] and ghost.name == "👻 ada"
     bob, token = await authority.join(room.code, "bob")
+    cy, cy_token = await authority.join(room.code, "cy")
+    await authority.set_ready(room.code, cy.id, cy_token, True)
     await authority.set_ready(room.code, bob.id, token, True)  # the ghost follows: race on
 
     async def ghost_done() -> bool:
@@ -53,16 +55,20 @@ async def test_ghost_races_the_recorded_timeline(ghosts: GhostRooms) -> None:
         return view.state == "racing" and view.racers[0].final
 
     await _until(ghost_done)
-    replay = await authority.replay(room.id, ghost.id)
+    # a rival's move log is hidden during the race, but for a racer whose own
+    # result is final: bob resigns and watches the ghost while cy still races
+    await authority.resign(room.code, bob.id, token)
+    replay = await authority.replay(room.id, ghost.id, token)
     assert [m.move for m in replay.moves] == [m for m, _ in RECORDED]
     for got, (_, want) in zip(replay.moves, RECORDED, strict=True):
         assert want <= got.race_clock_ms <= want + TOLERANCE_MS
     assert replay.result.status == "resigned" and replay.result.foundation_cards == 2
     assert 320 <= (replay.result.finished_ms or 0) <= 320 + TOLERANCE_MS
 
-    await authority.resign(room.code, bob.id, token)
+    assert not (await authority.standings(room.code)).final  # cy still races
+    await authority.resign(room.code, cy.id, cy_token)
     standings = await authority.standings(room.code)
-    assert standings.final and [s.name for s in standings.standings] == ["👻 ada", "bob"]
+    assert standings.final and [s.name for s in standings.standings] == ["👻 ada", "bob", "cy"]
     # same deal, same key, same moves: the ghost's game is the recording
     same = await compare_sources(authority, RacerRef(room.code, ghost.id), rec)
     assert same.divergence.move_index is None

@@ -12,14 +12,12 @@ import secrets
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import httpx
 import redis
 
-from tests.conftest import REPO, free_port
+from tests.conftest import REPO, free_port, run_dir
 
 __all__ = ["REDIS_URL", "Cluster", "drop_prefix"]
 
@@ -48,7 +46,7 @@ class Cluster:
         self.redis_url = redis_url
         self.env = {"REDIS_URL": redis_url, "LUCIE_REDIS_PREFIX": self.prefix,
                     "LUCIE_TICK_MS": "50", **env}
-        self.logdir = Path(tempfile.mkdtemp(prefix="lucie-cluster-"))
+        self.logdir = run_dir("cluster-")
         self.procs: list[subprocess.Popen[bytes]] = []
         self.urls: list[str] = []
         try:

@@ -71,9 +71,11 @@ class Racer:
                 return msg
 
     async def game(self) -> dict[str, Any]:
+        """The racer's own game (live: asked with its token)."""
         api = Api(self.url)
         try:
-            return await api.get(f"/rooms/{self.room['id']}/racers/{self.id}/game")  # type: ignore[no-any-return]
+            return await api.get(  # type: ignore[no-any-return]
+                f"/rooms/{self.room['id']}/racers/{self.id}/game", self.token)
         finally:
             await api.aclose()
 

@@ -14,17 +14,15 @@ import asyncio
 import json
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import redis as syncredis
 
-from tests.conftest import free_port
+from tests.conftest import free_port, run_dir
 from tests.e2e.wire import Api, open_socket, recv, recv_until
 
 from .cluster import REDIS_URL, Cluster
@@ -121,7 +119,7 @@ class PrivateRedis:
 
     def __init__(self) -> None:
         self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="lucie-redis-"))
+        self.dir = run_dir("redis-")
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
@@ -187,7 +185,8 @@ async def test_redis_away_gives_errors_not_hangs_then_resumes(
             assert msg["d"]["client_move_id"] == cmid
             assert msg["d"]["code"] == "store/unavailable"
             assert msg["d"]["details"]["retry_after_ms"] > 0
-            r = await apis[1].http.get(f"/rooms/{room['id']}/racers/{rid}/game")
+            r = await apis[1].http.get(f"/rooms/{room['id']}/racers/{rid}/game",
+                                       headers={"Authorization": f"Bearer {token}"})
             assert r.status_code == 503 and r.json()["error"]["code"] == "store/unavailable"
             assert int(r.headers["Retry-After"]) >= 1
             ready = httpx.get(cluster.urls[0] + "/readyz", timeout=10)
@@ -233,7 +232,7 @@ async def test_ended_rooms_leave_no_keys_after_their_ttl() -> None:
         racer, token = await a.join(over["id"], "Ada")
         await b.start(over["id"], host)
         auth = {"Authorization": f"Bearer {token}"}
-        game = await b.get(f"/rooms/{over['id']}/racers/{racer}/game")
+        game = await b.get(f"/rooms/{over['id']}/racers/{racer}/game", token)
         r = await b.http.post(f"/rooms/{over['id']}/racers/{racer}/moves", headers=auth,
                               json={"move": game["legal_moves"][0], "expected_version": 0,
                                     "client_move_id": "m1"})

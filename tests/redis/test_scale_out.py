@@ -95,7 +95,7 @@ async def test_same_move_to_three_processes_applies_once(trio: Cluster) -> None:
     sockets = [await open_socket(u, room["id"], token).__aenter__() for u in trio.urls[:3]]
     for s in sockets:
         await recv(s)
-    game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game")
+    game = await api.get(f"/rooms/{room['id']}/racers/{racer}/game", token)
     for n in range(6):
         if game["final"]:
             break
@@ -112,7 +112,7 @@ async def test_same_move_to_three_processes_applies_once(trio: Cluster) -> None:
         game = answers[0]["game"]
     for s in sockets:
         await s.close()
-    rep = await api.get(f"/rooms/{room['id']}/racers/{racer}/replay")
+    rep = await api.get(f"/rooms/{room['id']}/racers/{racer}/replay", token)
     assert len(rep["moves"]) == game["version"] == 6
     for x in apis:
         await x.aclose()

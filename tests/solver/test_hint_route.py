@@ -21,7 +21,7 @@ def test_hint_route_and_room_options() -> None:
                            headers={"Authorization": f"Bearer {host}"}).status_code == 200
         got = client.get(f"/api/v1/rooms/{room}/racers/{racer}/hint", headers=auth)
         assert got.status_code == 200, got.text
-        game = client.get(f"/api/v1/rooms/{room}/racers/{racer}/game").json()
+        game = client.get(f"/api/v1/rooms/{room}/racers/{racer}/game", headers=auth).json()
         assert got.json()["move"] in game["legal_moves"]
         assert got.json()["version"] == game["version"]
         missing = client.get(f"/api/v1/rooms/{room}/racers/{racer}/hint")

@@ -35,7 +35,7 @@ async def test_hint_is_a_legal_move_in_hint_rooms(race: RaceAuthority) -> None:
     room_id, racer_id, token = await _racing(race, hints=True)
     assert (await race.get_room(room_id)).hints
     got = await race.hint(room_id, racer_id, token)
-    game = await race.game(room_id, racer_id)
+    game = await race.game(room_id, racer_id, token)
     assert got.version == game.version and got.move is not None
     rules = RuleSet.from_json((await race.get_room(room_id)).rules.model_dump())
     assert is_legal(rules, position_from_json(game.position.model_dump()),
