@@ -23,11 +23,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
+from server.api.admission import Admission
 from server.api.errors import exception_handlers
 from server.api.h2h_routes import attach_head_to_head, h2h_routes
 from server.api.hub import Hub
 from server.api.openapi import openapi, ws_schemas
-from server.api.ratelimit import BucketMap
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         hub = Hub(authority)
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings = settings
-        app.state.http_limiter = BucketMap(settings.http_rate, settings.http_burst)
+        app.state.admission = Admission(settings)
         close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url)
         close_solver = await attach_solver(authority)
         ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))

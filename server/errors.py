@@ -68,6 +68,7 @@ __all__ = [
     "RoomNotWaiting",
     "RoomOver",
     "RouteNotFound",
+    "ServerFull",
     "ServiceError",
     "SolverBusy",
     "StoreError",
@@ -122,6 +123,8 @@ _TABLE: Final = (
     ErrorCode("request/upgrade_required", 426, None,
               "a plain HTTP request to the room WebSocket path"),
     ErrorCode("rate/limited", 429, 1008, "too many requests or socket messages from one client"),
+    ErrorCode("server/full", 503, 1013,
+              "the process holds its most sockets (or rooms): try again after Retry-After"),
     # auth
     ErrorCode("auth/missing", 401, None, "no token where one is needed"),
     ErrorCode("auth/invalid_token", 403, 1008, "the token is not this racer's (or the host's)"),
@@ -272,6 +275,12 @@ class RateLimited(RaceError):
     """Too many requests (or socket messages) from one client."""
 
     code = "rate/limited"
+
+
+class ServerFull(RaceError):
+    """The process holds its most sockets: new ones wait (races go on)."""
+
+    code = "server/full"
 
 
 class AuthMissing(RaceError):

@@ -16,22 +16,41 @@ import httpx
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-RUN_DIR = Path(tempfile.gettempdir()) / "lucie-tests"
-"""Logs and data of the servers and Redis processes the tests start: the last
-run's only (made anew by each session), so runs never pile up folders."""
+RUNS = Path(tempfile.gettempdir()) / "lucie-tests"
+RUN_DIR = RUNS / f"run-{os.getpid()}"
+"""Logs and data of the servers and Redis processes this test session starts.
+Each session has its own (sessions may run side by side); a session removes
+the folders of earlier ones that are over :data:`KEEP_RUNS_S` old, so runs
+never pile up folders in /tmp."""
+KEEP_RUNS_S = 3600
 
 
 def run_dir(prefix: str) -> Path:
     """A fresh folder under :data:`RUN_DIR` for one test's processes."""
-    RUN_DIR.mkdir(exist_ok=True)
+    RUN_DIR.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=prefix, dir=RUN_DIR))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Forget the previous run's process logs (:data:`RUN_DIR`)."""
-    shutil.rmtree(RUN_DIR, ignore_errors=True)
+    """Remove the process logs of old test sessions (:data:`RUNS`)."""
+    if not RUNS.is_dir():
+        return
+    for old in RUNS.iterdir():
+        try:
+            if old != RUN_DIR and time.time() - old.stat().st_mtime > KEEP_RUNS_S:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            continue
 
 ServerFactory = Callable[..., str]
+
+TEST_LIMITS = {
+    "LUCIE_CREATE_PER_MIN": "60000", "LUCIE_CREATE_BURST": "100000",
+    "LUCIE_JOIN_PER_MIN": "60000", "LUCIE_JOIN_BURST": "100000",
+    "LUCIE_UPLOAD_PER_MIN": "60000", "LUCIE_UPLOAD_BURST": "100000",
+}
+"""The per-address budgets of the servers the tests start: tests create rooms
+from one address far faster than a person (the limit tests set their own)."""
 
 
 def free_port() -> int:
@@ -47,9 +66,10 @@ def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.
     :returns: the process and its base URL.
     """
     port = free_port()
-    full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    full_env = {**TEST_LIMITS, **{k: v for k, v in os.environ.items() if k != "REDIS_URL"}}
     full_env.update(env)
     level = [] if "LUCIE_LOG_LEVEL" in env else ["--log-level", "warning"]
+    log_path.parent.mkdir(parents=True, exist_ok=True)  # another session may have swept it
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-c", "from server.app import main; raise SystemExit(main())",

@@ -28,7 +28,7 @@ __all__ = [
 FINAL_STATUSES = frozenset({"won", "resigned", "timed_out", "left"})
 """Racer statuses that end a racer's game (``stuck`` may still undo)."""
 
-_PLAY = re.compile(r"(\d+)(?:-(\d+)|(f))$")
+_PLAY = re.compile(r"([0-9]+)(?:-([0-9]+)|(f))$")
 
 
 def targets_for(legal_moves: Iterable[str], fan: int) -> set[str]:

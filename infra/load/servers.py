@@ -48,6 +48,17 @@ def prioritise(pid: int, nice: int) -> None:
         Path(f"/proc/{pid}/autogroup").write_text(str(nice))
 
 
+LOAD_LIMITS = {
+    "LUCIE_CREATE_PER_MIN": "60000", "LUCIE_CREATE_BURST": "10000",
+    "LUCIE_JOIN_PER_MIN": "120000", "LUCIE_JOIN_BURST": "20000",
+    "LUCIE_SOCKETS_PER_ADDRESS": "100000", "LUCIE_SPECTATORS_PER_ROOM": "10000",
+    "LUCIE_MAX_SOCKETS": "100000",
+}
+"""The load test's per-address limits, set explicitly: thousands of simulated
+players all come from 127.0.0.1, as if behind one proxy (docs/protocol.md,
+"Limits"); per-address defaults would refuse them as one abusive client."""
+
+
 @dataclass(frozen=True, slots=True)
 class Sample:
     """One look at one server process."""
@@ -87,7 +98,7 @@ class ServerGroup:
         """Start the processes and wait until each answers ``/healthz`` (30 s at most)."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-        env.update({"LUCIE_LOG_LEVEL": "warning", **self.env})
+        env.update({"LUCIE_LOG_LEVEL": "warning", **LOAD_LIMITS, **self.env})
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
         for i in range(self.count):

@@ -57,7 +57,11 @@ def _answer(status: int, code: str, message: str, details: Any = None) -> JSONRe
 
 async def _race_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, RaceError)
-    return _answer(exc.status, exc.code, exc.message, exc.details)
+    answer = _answer(exc.status, exc.code, exc.message, exc.details)
+    retry_ms = exc.details.get("retry_after_ms")
+    if isinstance(retry_ms, int):  # RFC 9110 Retry-After: whole seconds, rounded up
+        answer.headers["Retry-After"] = str(max(1, -(-retry_ms // 1000)))
+    return answer
 
 
 async def _validation_error(_: Request, exc: Exception) -> Response:

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.errors import RateLimited, RequestInvalid, RequestTooLarge
+from server.errors import RequestInvalid, RequestTooLarge
 from server.race.authority import RaceAuthority, RoomOptions
 from server.race.ghost_room import GhostRooms
 from server.records.ghost import plan_ghost
@@ -49,8 +49,7 @@ from .h2h_models import (
     ReplayCheck,
     ReplayCheckBody,
 )
-from .ratelimit import BucketMap
-from .rest import PREFIX, Endpoint, bearer_token, parse_body
+from .rest import PREFIX, Endpoint, admit, bearer_token, parse_body
 
 __all__ = ["H2H_ENDPOINTS", "MAX_BODY", "attach_head_to_head", "h2h_routes"]
 
@@ -161,7 +160,7 @@ async def daily(request: Request, _: None) -> DailyDealView:
 
 def _limit(request: Request) -> int:
     text = request.query_params.get("limit", "20")
-    if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_LIMIT:
         raise RequestInvalid(f"limit is 1…{MAX_LIMIT}", {"field": "limit"})
     return int(text)
 
@@ -195,14 +194,15 @@ H2H_ENDPOINTS: tuple[Endpoint, ...] = (
              "Compare two racers of a room (ids or names)", compare_in_room, None,
              ComparisonView, auth="optional", errors=_ROOM),
     Endpoint("POST", "/compare", "Compare two games on one deal (live racers or replays)",
-             compare_games, CompareBody, ComparisonView, auth="optional",
-             errors=("request/invalid", *_ROOM, *_REPLAY, "compare/different_deal")),
+             compare_games, CompareBody, ComparisonView, auth="optional", budget="upload",
+             errors=("request/invalid", *_ROOM, *_REPLAY, "compare/different_deal",
+                     "rate/limited")),
     Endpoint("POST", "/replays/check", "Check a replay document by replaying it",
-             check_replay_doc, ReplayCheckBody, ReplayCheck,
-             errors=("request/invalid", *_REPLAY)),
+             check_replay_doc, ReplayCheckBody, ReplayCheck, budget="upload",
+             errors=("request/invalid", *_REPLAY, "rate/limited")),
     Endpoint("POST", "/ghost-rooms", "Create a room that races a recorded game",
-             create_ghost_room, GhostRoomBody, GhostRoomCreated, 201,
-             errors=("request/invalid", *_ROOM, *_REPLAY, "ghost/too_many")),
+             create_ghost_room, GhostRoomBody, GhostRoomCreated, 201, budget="create",
+             errors=("request/invalid", *_ROOM, *_REPLAY, "ghost/too_many", "rate/limited")),
     Endpoint("GET", "/daily/{variant}", "Today's daily deal (UTC)", daily, None,
              DailyDealView, errors=("request/invalid",)),
     Endpoint("GET", "/daily/{variant}/{date}", "The daily deal of a UTC date", daily, None,
@@ -221,7 +221,7 @@ H2H_ENDPOINTS: tuple[Endpoint, ...] = (
 
 async def _read_body(request: Request) -> bytes:
     length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > MAX_BODY:
+    if length.isascii() and length.isdigit() and int(length) > MAX_BODY:
         raise RequestTooLarge(f"the body is larger than {MAX_BODY} bytes", {"limit": MAX_BODY})
     data = bytearray()
     async for chunk in request.stream():
@@ -234,9 +234,7 @@ async def _read_body(request: Request) -> bytes:
 
 def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
     async def handle(request: Request) -> Response:
-        limiter: BucketMap = request.app.state.http_limiter
-        if not limiter.take(request.client.host if request.client else "-"):
-            raise RateLimited("too many requests; slow down")
+        admit(request, endpoint)
         body: BaseModel | None = None
         if endpoint.body is not None:
             body = parse_body(request, await _read_body(request), endpoint.body)

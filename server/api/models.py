@@ -63,7 +63,7 @@ class CreateRoom(_In):
         False, description="deal (and redeal key) proved winnable by the solver")
     spectator_delay_s: int | None = Field(
         None, ge=0, le=600, description="during the race, spectators see boards this many "
-        "seconds behind the race clock (default 60; 0 only with open_boards)")
+        "seconds behind the race clock (10–600, default 60; 0 only with open_boards)")
     open_boards: bool = Field(
         False, description="spectators see boards live (shown in the room's listing)")
 

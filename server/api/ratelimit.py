@@ -21,13 +21,17 @@ class TokenBucket:
 
     def take(self) -> bool:
         """Spend a token; ``False`` (nothing spent) when the bucket is empty."""
+        return self.take_or_wait() is None
+
+    def take_or_wait(self) -> float | None:
+        """Spend a token (``None``), or how many seconds until one is there."""
         now = time.monotonic()
         self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
         self._at = now
         if self._tokens < 1:
-            return False
+            return (1 - self._tokens) / self.rate
         self._tokens -= 1
-        return True
+        return None
 
 
 class BucketMap:
@@ -40,6 +44,10 @@ class BucketMap:
 
     def take(self, key: str) -> bool:
         """Spend a token of ``key``'s bucket."""
+        return self.take_or_wait(key) is None
+
+    def take_or_wait(self, key: str) -> float | None:
+        """Spend a token of ``key``'s bucket (``None``), or the seconds until one."""
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = self._buckets[key] = TokenBucket(self.rate, self.burst)
@@ -47,4 +55,4 @@ class BucketMap:
                 self._buckets.popitem(last=False)
         else:
             self._buckets.move_to_end(key)
-        return bucket.take()
+        return bucket.take_or_wait()

@@ -18,7 +18,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from server.errors import (
-    RateLimited,
     RequestInvalid,
     RequestTooLarge,
     UnsupportedMediaType,
@@ -27,6 +26,7 @@ from server.errors import (
 from server.race.authority import RaceAuthority, RoomOptions
 from server.race.views import Ack, GameView, RacerView, Replay, RoomView, Standings
 
+from .admission import Admission, Budget
 from .models import (
     CreatedRoom,
     CreateRoom,
@@ -37,7 +37,6 @@ from .models import (
     RoomList,
     json_object_problem,
 )
-from .ratelimit import BucketMap
 
 __all__ = ["ENDPOINTS", "Endpoint", "bearer_token", "is_json", "parse_body", "routes",
            "upgrade_required"]
@@ -60,6 +59,8 @@ class Endpoint:
     status: int = 200
     auth: str | None = None
     errors: tuple[str, ...] = ()
+    budget: Budget = "read"
+    """The per-address budget the route spends (``server.api.admission``)."""
 
 
 def bearer_token(request_headers: Any) -> str | None:
@@ -73,7 +74,7 @@ def bearer_token(request_headers: Any) -> str | None:
 
 async def _read_body(request: Request, limit: int) -> bytes:
     length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > limit:
+    if length.isascii() and length.isdigit() and int(length) > limit:
         raise RequestTooLarge(f"the body is larger than {limit} bytes", {"limit": limit})
     data = bytearray()
     async for chunk in request.stream():
@@ -109,6 +110,20 @@ def parse_body(request: Request, raw: bytes, model: type[BaseModel]) -> BaseMode
     return model.model_validate_json(raw)
 
 
+def client_address(request: Request) -> str:
+    """The client's address, the key of its budgets and socket counts."""
+    return request.client.host if request.client else "-"
+
+
+def admit(request: Request, endpoint: Endpoint) -> None:
+    """Spend the request from its address's budgets (``server.api.admission``).
+
+    :raises RateLimited: past a budget (429 with ``Retry-After``).
+    """
+    admission: Admission = request.app.state.admission
+    admission.take(endpoint.budget, client_address(request))
+
+
 def _authority(request: Request) -> RaceAuthority:
     authority: RaceAuthority = request.app.state.authority
     return authority
@@ -116,10 +131,7 @@ def _authority(request: Request) -> RaceAuthority:
 
 def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
     async def handle(request: Request) -> Response:
-        limiter: BucketMap = request.app.state.http_limiter
-        client = request.client.host if request.client else "-"
-        if not limiter.take(client):
-            raise RateLimited("too many requests; slow down")
+        admit(request, endpoint)
         body = None
         if endpoint.body is not None:
             raw = await _read_body(request, request.app.state.settings.max_body)
@@ -212,7 +224,7 @@ _RACER_AUTH = ("auth/missing", "room/not_found", "racer/not_found", "auth/invali
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("POST", "/rooms", "Create a room", create_room, CreateRoom, CreatedRoom, 201,
-             errors=("request/invalid",)),
+             errors=("request/invalid", "rate/limited"), budget="create"),
     Endpoint("GET", "/rooms", "Public rooms waiting for racers", list_rooms, None, RoomList),
     Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, auth="optional",
              errors=(*_ROOM, "auth/invalid_token")),
@@ -223,7 +235,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token", "room/over")),
     Endpoint("POST", "/rooms/{room}/racers", "Join with a display name", join, JoinRoom,
              Joined, 201, errors=(*_ROOM, "request/invalid", "room/not_waiting", "room/full",
-                                  "racer/name_taken")),
+                                  "racer/name_taken", "rate/limited"), budget="join"),
     Endpoint("DELETE", "/rooms/{room}/racers/{racer}", "Leave (racer) or kick (host)", leave,
              None, None, 204, auth="racer or host", errors=(*_RACER_AUTH, "room/over")),
     Endpoint("POST", "/rooms/{room}/racers/{racer}/ready", "Set ready", ready, ReadyBody,

@@ -14,14 +14,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.errors import RateLimited
 from server.race.assist import par_hook
 from server.race.authority import RaceAuthority
 from server.race.views import HintView
 from server.solver import SolverPool
 
-from .ratelimit import BucketMap
-from .rest import PREFIX, Endpoint, bearer_token
+from .rest import PREFIX, Endpoint, admit, bearer_token
 
 __all__ = ["SOLVER_ENDPOINTS", "attach_solver", "solver_routes"]
 
@@ -60,9 +58,7 @@ SOLVER_ENDPOINTS: tuple[Endpoint, ...] = (
 
 def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
     async def handle(request: Request) -> Response:
-        limiter: BucketMap = request.app.state.http_limiter
-        if not limiter.take(request.client.host if request.client else "-"):
-            raise RateLimited("too many requests; slow down")
+        admit(request, endpoint)
         result: Any = await endpoint.handler(request, None)
         return JSONResponse(result.model_dump(mode="json"), status_code=endpoint.status)
 

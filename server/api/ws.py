@@ -6,11 +6,9 @@ Each connection has one receiver (decode → one authority call) and one
 sender draining a bounded queue (:mod:`server.api.hub`), so acks and events
 go out in order and a slow client is closed (4000) without stalling others.
 
-Close codes (each the registry's for its error code, :data:`server.errors.REGISTRY`):
-1008 bad token or rate limit, 1009 message too big, 1011 server error, 1013
-store unavailable (try again later), 4000 too slow, 4004 room not found (or
-gone). A move the store could not take is refused with
-``store/unavailable`` and ``details.retry_after_ms``; resend it with the same
+Close codes: the registry's for each error code (:data:`server.errors.REGISTRY`),
+4000 too slow. A move the store could not take is refused with
+``store/unavailable`` and ``details.retry_after_ms``: resend it with the same
 client move id.
 """
 
@@ -44,6 +42,7 @@ from server.race.views import RoomView
 from server.runtime.jsoncodec import json_bytes
 from server.runtime.settings import Settings
 
+from .admission import Admission, deny_socket
 from .errors import store_error_body, validation_details
 from .hub import Hub, Listener
 from .models import (
@@ -299,14 +298,30 @@ class _Connection:
 
 
 async def room_socket(ws: WebSocket) -> None:
-    """The WebSocket endpoint (module docstring)."""
+    """The WebSocket endpoint (module docstring), once ``server.api.admission``
+    admits the socket (past a cap the upgrade is refused: nothing is opened)."""
     authority: RaceAuthority = ws.app.state.authority
+    admission: Admission = ws.app.state.admission
+    token = bearer_token(ws.headers)
+    address = ws.client.host if ws.client else "-"
+    try:
+        ticket = admission.open_socket(address, ws.path_params["room"], spectator=token is None)
+    except RaceError as exc:
+        await deny_socket(ws, exc, _close(type(exc), exc.message))
+        return
+    try:
+        await _serve(ws, authority, token)
+    finally:
+        admission.close_socket(ticket)
+
+
+async def _serve(ws: WebSocket, authority: RaceAuthority, token: str | None) -> None:
     since_raw = ws.query_params.get("since")
     await ws.accept()
     try:
         since = None
         if since_raw is not None:
-            if not since_raw.isdigit() or len(since_raw) > 18:
+            if not (since_raw.isascii() and since_raw.isdigit()) or len(since_raw) > 18:
                 await ws.close(*_close(RequestInvalid, "since is a sequence number"))
                 return
             since = int(since_raw)
@@ -315,7 +330,6 @@ async def room_socket(ws: WebSocket) -> None:
         except RoomNotFound:
             await ws.close(*_close(RoomNotFound))
             return
-        token = bearer_token(ws.headers)
         racer_id = None
         if token is not None:
             try:

@@ -44,13 +44,15 @@ __all__ = ["Lobby"]
 
 HOST = Seen("host")
 DEFAULT_SPECTATOR_DELAY_S = 60
+MIN_SPECTATOR_DELAY_S = 10
+"""A shorter delay would make a racer who watches anonymously a near-live copier."""
 MAX_SPECTATOR_DELAY_S = 600
 
 
 def _spectator_delay_s(options: RoomOptions) -> int:
     """The room's spectator delay (s): 60 by default, 0 in open-boards rooms.
 
-    :raises RequestInvalid: out of 0…600, 0 without ``open_boards``, or a
+    :raises RequestInvalid: out of 10…600, 0 without ``open_boards``, or a
         delay with ``open_boards`` (boards are live there).
     """
     delay = options.spectator_delay_s
@@ -65,8 +67,9 @@ def _spectator_delay_s(options: RoomOptions) -> int:
     if delay == 0:
         raise err.RequestInvalid("spectator_delay_s 0 (live boards) needs \"open_boards\": true",
                                  {"field": "spectator_delay_s"})
-    if not 1 <= delay <= MAX_SPECTATOR_DELAY_S:
-        raise err.RequestInvalid(f"spectator_delay_s is 1…{MAX_SPECTATOR_DELAY_S}",
+    if not MIN_SPECTATOR_DELAY_S <= delay <= MAX_SPECTATOR_DELAY_S:
+        raise err.RequestInvalid(f"spectator_delay_s is {MIN_SPECTATOR_DELAY_S}…"
+                                 f"{MAX_SPECTATOR_DELAY_S} (0 with open_boards)",
                                  {"field": "spectator_delay_s"})
     return delay
 

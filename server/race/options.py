@@ -31,7 +31,7 @@ class RoomOptions:
     winnable_only: bool = False
     """Draw a deal (and redeal key) the solver proves winnable (issue 7)."""
     spectator_delay_s: int | None = None
-    """How far behind the race clock spectators see boards: 1…600 s, default 60;
+    """How far behind the race clock spectators see boards: 10…600 s, default 60;
     0 (live) only with ``open_boards`` (docs/protocol.md, "Fair play")."""
     open_boards: bool = False
     """Spectators see boards live; shown in the room's listing before anyone joins."""

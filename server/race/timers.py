@@ -48,7 +48,7 @@ class RaceConfig:
 
     ended_ttl_ms: int = 3_600_000
     """Rooms and all their data vanish this long after the race ends or closes."""
-    waiting_ttl_ms: int = 6 * 3_600_000
+    waiting_ttl_ms: int = 1_800_000
     """A room that never starts vanishes this long after its creation."""
 
 

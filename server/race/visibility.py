@@ -8,8 +8,8 @@ viewer, what the answer is before the start, during the race and after it:
 
 - ``yes`` — shown (live);
 - ``no`` — refused with ``race/hidden_until_over`` (during the race) or
-  ``race/hidden_until_start`` (a board before the start), never a partial
-  body;
+  ``race/hidden_until_start`` (a board or a move log before the start: a
+  replay or a comparison names the deal), never a partial body;
 - ``delayed`` — the board as it was ``spectator_delay_ms`` ago on the race
   clock, never newer (live in rooms created with ``open_boards``).
 
@@ -76,7 +76,7 @@ TABLE: Final[dict[tuple[What, Viewer], tuple[Answer, Answer, Answer]]] = {
     ("board", "finished"): ("no", "yes", "yes"),
     ("board", "host"): ("no", "delayed", "yes"),
     ("board", "spectator"): ("no", "delayed", "yes"),
-    ("move log", "racer"): ("yes", "yes", "yes"),
+    ("move log", "racer"): ("no", "yes", "yes"),
     ("move log", "rival"): ("no", "no", "yes"),
     ("move log", "finished"): ("no", "yes", "yes"),
     ("move log", "host"): ("no", "no", "yes"),
@@ -143,15 +143,16 @@ def access(room: RoomRecord, what: What, seen: Seen) -> Answer:
 def check(room: RoomRecord, what: What, seen: Seen) -> Answer:
     """:func:`access`, raising instead of answering ``no``.
 
-    :raises HiddenUntilStart: a board before the start.
+    :raises HiddenUntilStart: a board or a move log before the start (a
+        replay or a comparison would name the deal).
     :raises HiddenUntilOver: anything else the table hides now.
     """
     answer = access(room, what, seen)
     if answer != "no":
         return answer
-    if phase(room) == "before the start" and what == "board":
-        raise err.HiddenUntilStart("boards are dealt at the start of the race",
-                                   {"state": room.state})
+    if phase(room) == "before the start" and what in ("board", "move log"):
+        raise err.HiddenUntilStart(f"the {what} waits for the start: the deal is dealt then",
+                                   {"what": what, "state": room.state})
     raise err.HiddenUntilOver(
         f"a rival's {what} stays hidden until your result is final or the race is over"
         if seen.kind == "rival" else f"the {what} stays hidden until the race is over",

@@ -187,8 +187,8 @@ AUTOPLAY: Final = Move("autoplay")
 _WORDS: Final = {
     "r": REDEAL, "redeal": REDEAL, "u": UNDO, "undo": UNDO, "a": AUTOPLAY, "autoplay": AUTOPLAY,
 }
-_PLAY_RE: Final = re.compile(r"(c?)(\d{1,3})\s*(?:(f|c)|(?:-|\s|>)\s*(c?)(\d{1,3}|f))")
-_MERCI_RE: Final = re.compile(r"m\s*(\S{2,3}?)\s*(?:-|\s|>)?\s*(f|\d{1,3})")
+_PLAY_RE: Final = re.compile(r"(c?)([0-9]{1,3})\s*(?:(f|c)|(?:-|\s|>)\s*(c?)([0-9]{1,3}|f))")
+_MERCI_RE: Final = re.compile(r"m\s*(\S{2,3}?)\s*(?:-|\s|>)?\s*(f|[0-9]{1,3})")
 
 
 def _fan_place(number: str | int) -> int:
@@ -208,13 +208,14 @@ def _parse_place(value: Any, *, source: bool) -> int:
     if not isinstance(value, str) or len(value) > 5:
         raise InvalidMoveError("'from' and 'to' name a fan (\"3\"), a cell (\"c2\") or \"f\"")
     text = value.strip().lower()
-    if text.isdigit() and len(text) <= 3:
+    if text.isascii() and text.isdigit() and len(text) <= 3:  # not "²" nor "١"
         return _fan_place(text)
     if text == "f" and not source:
         return FOUNDATION
     if text == "c" and not source:
         return ANY_CELL
-    if text.startswith("c") and text[1:].isdigit() and len(text) <= 3 and source:
+    if text.startswith("c") and text.isascii() and text[1:].isdigit() and len(text) <= 3 \
+            and source:
         n = int(text[1:])
         if n < 1:
             raise InvalidMoveError("free cells are numbered from c1")

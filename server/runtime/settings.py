@@ -18,6 +18,16 @@ variable                    default   meaning
 ``LUCIE_WS_BURST``          400       … and burst; above: close 1008
 ``LUCIE_HTTP_RATE``         2000      HTTP requests per second per client address
 ``LUCIE_HTTP_BURST``        4000      … and burst; above: 429 ``rate/limited``
+``LUCIE_CREATE_PER_MIN``    20        rooms and ghost rooms created per minute per address
+``LUCIE_CREATE_BURST``      10        … and burst; above: 429 ``rate/limited`` + Retry-After
+``LUCIE_JOIN_PER_MIN``      120       joins per minute per address (a class behind one
+``LUCIE_JOIN_BURST``        60        school address still joins one room at once)
+``LUCIE_UPLOAD_PER_MIN``    60        replay checks and comparisons per minute per address
+``LUCIE_UPLOAD_BURST``      20        … and burst
+``LUCIE_SOCKETS_PER_ADDRESS`` 256     room WebSockets open at once per client address
+``LUCIE_SPECTATORS_PER_ROOM`` 500     spectator sockets per room in this process
+``LUCIE_MAX_SOCKETS``       20000     room WebSockets in this process; above: 503
+                                      ``server/full`` (running races go on)
 ``LUCIE_KEEP_ALIVE_S``      75        seconds an idle HTTP keep-alive connection stays open
                                       (longer than the usual proxy's 60 s: see below)
 ``LUCIE_PING_INTERVAL``     20        seconds between WebSocket pings (dead peers)
@@ -27,7 +37,7 @@ variable                    default   meaning
                                       websockets-sansio, wsproto; server.runtime.ws_protocol)
 ``LUCIE_TICK_MS``           250       room timer sweep period, ms
 ``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
-``LUCIE_WAITING_TTL_S``     21600     rooms that never start vanish after this
+``LUCIE_WAITING_TTL_S``     1800      rooms that never start vanish after this
 ``LUCIE_LOG_LEVEL``         info      uvicorn log level
 ``LUCIE_GC_FREEZE_S``       1         seconds between ``gc.freeze()`` of survivors
                                       (``server/gcpolicy.py``); 0: CPython's default GC
@@ -68,6 +78,15 @@ class Settings:
     ws_burst: int = 400
     http_rate: float = 2000.0
     http_burst: int = 4000
+    create_per_min: float = 20.0
+    create_burst: int = 10
+    join_per_min: float = 120.0
+    join_burst: int = 60
+    upload_per_min: float = 60.0
+    upload_burst: int = 20
+    sockets_per_address: int = 256
+    spectators_per_room: int = 500
+    max_sockets: int = 20_000
     keep_alive_s: int = 75
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
@@ -75,7 +94,7 @@ class Settings:
     ws_impl: str = "auto"
     tick_ms: int = 250
     ended_ttl_s: int = 3600
-    waiting_ttl_s: int = 21_600
+    waiting_ttl_s: int = 1800
     log_level: str = "info"
     gc_freeze_s: float = 1.0
     gc_full_s: float = 600.0
@@ -119,7 +138,8 @@ class Settings:
     def check(self) -> None:
         """:raises ValueError: a value out of range."""
         for name in ("port", "max_body", "max_message", "send_queue", "ws_burst",
-                     "http_burst", "tick_ms"):
+                     "http_burst", "tick_ms", "create_burst", "join_burst", "upload_burst",
+                     "sockets_per_address", "spectators_per_room", "max_sockets"):
             if int(getattr(self, name)) <= 0:
                 raise ValueError(f"{name} must be positive")
         if not 0 < self.port < 65536:
@@ -127,7 +147,8 @@ class Settings:
         if self.ws_impl not in ("auto", "websockets", "websockets-sansio", "wsproto"):
             raise ValueError(f"ws_impl {self.ws_impl!r}: auto, websockets, websockets-sansio "
                              "or wsproto")
-        if self.ws_rate <= 0 or self.http_rate <= 0:
+        if min(self.ws_rate, self.http_rate, self.create_per_min, self.join_per_min,
+               self.upload_per_min) <= 0:
             raise ValueError("rates must be positive")
         if self.keep_alive_s <= 0:
             raise ValueError("keep_alive_s must be positive")

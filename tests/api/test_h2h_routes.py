@@ -12,9 +12,9 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from server.api.admission import Admission
 from server.api.errors import exception_handlers
 from server.api.h2h_routes import attach_head_to_head, h2h_routes
-from server.api.ratelimit import BucketMap
 from server.api.rest import routes
 from server.race.authority import RaceAuthority
 from server.records.replay_file import export_replay
@@ -32,8 +32,9 @@ def _app() -> Starlette:
         store = MemoryStore()
         authority = RaceAuthority(store)
         app.state.store, app.state.authority = store, authority
-        app.state.settings = Settings()
-        app.state.http_limiter = BucketMap(1000, 1000)
+        app.state.settings = Settings(http_rate=1000, http_burst=1000, create_burst=1000,
+                                      upload_burst=1000)
+        app.state.admission = Admission(app.state.settings)
         close = await attach_head_to_head(app.state, authority, None)
         yield
         await close()

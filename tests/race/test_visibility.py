@@ -80,10 +80,14 @@ async def test_before_the_start_no_board_and_the_deal_number_is_the_hosts(
     assert (await race.get_room(r.id, r.ada_token)).deal_number is None
     assert (await race.get_room(r.id, r.host)).deal_number == 7
     assert [room.deal_number for room in await race.list_rooms()] == [None]
-    assert (await race.replay(r.id, r.ada, r.ada_token)).moves == []  # own (empty) log
-    for token in (r.bob_token, r.host, None):
-        with pytest.raises(err.HiddenUntilOver):
+    # a replay or a comparison names the deal: no move log before the start either
+    # (a racer read the deal number of their own empty replay; found by a trial)
+    for token in (r.ada_token, r.bob_token, r.host, None):
+        with pytest.raises(err.HiddenUntilStart):
             await race.replay(r.id, r.ada, token)
+    with pytest.raises(err.HiddenUntilStart):
+        await compare_sources(race.logs_for(r.ada_token), RacerRef(r.id, "ada"),
+                              RacerRef(r.id, "ada"))
     with pytest.raises(err.AuthInvalidToken):
         await race.get_room(r.id, "not-a-token-of-this-room")
 
@@ -200,7 +204,9 @@ async def test_spectator_delay_options_are_checked(race: RaceAuthority) -> None:
         with pytest.raises(err.RequestInvalid) as bad:
             await race.create_room(RoomOptions(**opts))  # type: ignore[arg-type]
         assert bad.value.details == {"field": "spectator_delay_s"}
-    room, _ = await race.create_room(RoomOptions(spectator_delay_s=5))
-    assert (room.spectator_delay_ms, room.open_boards) == (5_000, False)
+    room, _ = await race.create_room(RoomOptions(spectator_delay_s=10))
+    assert (room.spectator_delay_ms, room.open_boards) == (10_000, False)
+    with pytest.raises(err.RequestInvalid):  # a near-live "delay" is refused
+        await race.create_room(RoomOptions(spectator_delay_s=9))
     room, _ = await race.create_room(RoomOptions())
     assert (room.spectator_delay_ms, room.open_boards) == (60_000, False)

@@ -17,7 +17,7 @@ import time
 import httpx
 import redis
 
-from tests.conftest import REPO, free_port, run_dir
+from tests.conftest import REPO, TEST_LIMITS, free_port, run_dir
 
 __all__ = ["REDIS_URL", "Cluster", "drop_prefix"]
 
@@ -44,7 +44,7 @@ class Cluster:
     def __init__(self, n: int, *, redis_url: str = REDIS_URL, **env: str) -> None:
         self.prefix = f"test:{secrets.token_hex(6)}:"
         self.redis_url = redis_url
-        self.env = {"REDIS_URL": redis_url, "LUCIE_REDIS_PREFIX": self.prefix,
+        self.env = {**TEST_LIMITS, "REDIS_URL": redis_url, "LUCIE_REDIS_PREFIX": self.prefix,
                     "LUCIE_TICK_MS": "50", **env}
         self.logdir = run_dir("cluster-")
         self.procs: list[subprocess.Popen[bytes]] = []
@@ -60,6 +60,7 @@ class Cluster:
     def _spawn(self) -> tuple[subprocess.Popen[bytes], str]:
         port = free_port()
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | self.env
+        self.logdir.mkdir(parents=True, exist_ok=True)
         log = (self.logdir / f"server-{len(self.procs)}.log").open("wb")
         proc = subprocess.Popen(
             [sys.executable, "-c", "from server.app import main; raise SystemExit(main())",

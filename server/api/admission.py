@@ -1,0 +1,130 @@
+"""Limits per client: what one address may create, and how many sockets it and
+the process may hold (docs/protocol.md, "Limits").
+
+Budgets are token buckets per client address and per kind of route
+(:data:`Budget`): ``read`` (every route; generous), ``create`` (rooms and ghost
+rooms), ``join`` (a class of 30 behind one school address still joins a room
+at once) and ``upload`` (replay checks and comparisons of uploaded replays).
+A request past its budget is refused with 429 ``rate/limited`` and a
+``Retry-After`` (``details.retry_after_ms``) before anything is done.
+
+Sockets are counted per process: per client address, spectators per room,
+and all together; past a cap the upgrade is refused with an HTTP answer
+(429 ``rate/limited`` or 503 ``server/full``, ``Retry-After``), so a flood
+from one address cannot fill the process while everyone else still connects.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+from starlette.responses import JSONResponse
+from starlette.websockets import WebSocket
+
+from server.errors import RaceError, RateLimited, ServerFull
+from server.runtime.settings import Settings
+
+from .ratelimit import BucketMap
+
+__all__ = ["Admission", "Budget", "SocketTicket", "deny_socket"]
+
+Budget = Literal["read", "create", "join", "upload"]
+"""The budget a route spends (``read`` for most)."""
+
+
+@dataclass(slots=True)
+class SocketTicket:
+    """A socket admitted by :meth:`Admission.open_socket`; give it back on close."""
+
+    address: str
+    room_id: str
+    spectator: bool
+    released: bool = field(default=False)
+
+
+class Admission:
+    """Budgets and socket caps of one process (module docstring)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._budgets: dict[Budget, BucketMap] = {
+            "read": BucketMap(settings.http_rate, settings.http_burst),
+            "create": BucketMap(settings.create_per_min / 60, settings.create_burst),
+            "join": BucketMap(settings.join_per_min / 60, settings.join_burst),
+            "upload": BucketMap(settings.upload_per_min / 60, settings.upload_burst),
+        }
+        self.sockets = 0
+        self._per_address: Counter[str] = Counter()
+        self._spectators: Counter[str] = Counter()
+
+    def take(self, budget: Budget, address: str) -> None:
+        """Spend one request of ``address``'s ``budget`` (and of its ``read``
+        budget, which every route spends).
+
+        :raises RateLimited: past the budget; ``details.retry_after_ms`` says when.
+        """
+        for kind in ("read", budget) if budget != "read" else ("read",):
+            wait_s = self._budgets[kind].take_or_wait(address)
+            if wait_s is not None:
+                ms = max(1, int(wait_s * 1000 + 0.999))
+                what = "requests" if kind == "read" else f"{kind} requests"
+                raise RateLimited(f"too many {what} from this address; retry in {ms} ms",
+                                  {"retry_after_ms": ms})
+
+    def open_socket(self, address: str, room_id: str, spectator: bool) -> SocketTicket:
+        """Admit one room socket of ``address`` (a ``spectator`` when it came
+        without a racer token).
+
+        :raises ServerFull: the process holds ``max_sockets``.
+        :raises RateLimited: ``address`` holds ``sockets_per_address``, or the room
+            ``spectators_per_room`` spectators.
+        """
+        s = self.settings
+        if self.sockets >= s.max_sockets:
+            raise ServerFull(f"this server holds its most sockets ({s.max_sockets}); "
+                             "try again soon", {"retry_after_ms": 5000})
+        if self._per_address[address] >= s.sockets_per_address:
+            raise RateLimited(f"at most {s.sockets_per_address} room sockets per address",
+                              {"retry_after_ms": 5000, "limit": s.sockets_per_address})
+        if spectator and self._spectators[room_id] >= s.spectators_per_room:
+            raise RateLimited(f"this room has its most spectators here "
+                              f"({s.spectators_per_room})",
+                              {"retry_after_ms": 5000, "limit": s.spectators_per_room})
+        self.sockets += 1
+        self._per_address[address] += 1
+        if spectator:
+            self._spectators[room_id] += 1
+        return SocketTicket(address, room_id, spectator)
+
+    def close_socket(self, ticket: SocketTicket) -> None:
+        """Give back what :meth:`open_socket` admitted (once; later calls do nothing)."""
+        if ticket.released:
+            return
+        ticket.released = True
+        self.sockets -= 1
+        self._drop(self._per_address, ticket.address)
+        if ticket.spectator:
+            self._drop(self._spectators, ticket.room_id)
+
+    @staticmethod
+    def _drop(counter: Counter[str], key: str) -> None:
+        counter[key] -= 1
+        if counter[key] <= 0:
+            del counter[key]
+
+
+async def deny_socket(ws: WebSocket, exc: RaceError, close: tuple[int, str]) -> None:
+    """Refuse a WebSocket upgrade with ``exc`` as an HTTP answer (status, JSON
+    error, ``Retry-After``), or, where the server cannot answer an upgrade over
+    HTTP, accept and ``close`` (code, reason) at once."""
+    if "websocket.http.response" in ws.scope.get("extensions", {}):
+        answer = JSONResponse({"error": exc.to_json()}, status_code=exc.status)
+        retry_ms = exc.details.get("retry_after_ms")
+        if isinstance(retry_ms, int):
+            answer.headers["Retry-After"] = str(max(1, -(-retry_ms // 1000)))
+        await ws.send_denial_response(answer)
+        return
+    await ws.accept()
+    await ws.close(*close)

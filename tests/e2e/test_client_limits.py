@@ -1,0 +1,146 @@
+"""Limits per client against a real ``lucie-server`` process (docs/protocol.md,
+"Limits"): one address flooding room creation or sockets is refused past its
+budget, while a second address (127.0.0.2, same machine) still creates and
+connects, and a class of 30 behind one address still joins and races."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+pytestmark = pytest.mark.timeout(90)
+
+DEFAULTS = {  # the shipped defaults, set explicitly (the suite raises them elsewhere)
+    "LUCIE_CREATE_PER_MIN": "20", "LUCIE_CREATE_BURST": "10",
+    "LUCIE_JOIN_PER_MIN": "120", "LUCIE_JOIN_BURST": "60",
+    "LUCIE_UPLOAD_PER_MIN": "60", "LUCIE_UPLOAD_BURST": "20",
+    "LUCIE_SOCKETS_PER_ADDRESS": "256", "LUCIE_SPECTATORS_PER_ROOM": "40",
+}
+
+
+@pytest.fixture(scope="module")
+def url(server_factory: Any) -> str:
+    return str(server_factory(**DEFAULTS))
+
+
+def _http(url: str, source: str = "127.0.0.1") -> httpx.AsyncClient:
+    transport = httpx.AsyncHTTPTransport(local_address=source)
+    return httpx.AsyncClient(base_url=url + "/api/v1", transport=transport, timeout=10)
+
+
+def _ws(url: str, room: str, source: str, token: str | None = None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    return connect(url.replace("http", "ws", 1) + f"/api/v1/rooms/{room}/ws",
+                   additional_headers=headers, open_timeout=10, close_timeout=1,
+                   local_addr=(source, 0))
+
+
+async def test_a_room_creation_flood_is_refused_past_the_budget(url: str) -> None:
+    async with _http(url) as flooder, _http(url, "127.0.0.2") as other:
+        created, refused = 0, []
+        for _ in range(200):  # bounded: a few seconds at most
+            r = await flooder.post("/rooms", json={"visibility": "private"})
+            if r.status_code == 201:
+                created += 1
+            else:
+                refused.append(r)
+        assert created <= 12  # burst 10, plus at most a token or two refilled meanwhile
+        assert len(refused) >= 188
+        last = refused[-1]
+        assert last.status_code == 429 and last.json()["error"]["code"] == "rate/limited"
+        assert int(last.headers["Retry-After"]) >= 1
+        assert last.json()["error"]["details"]["retry_after_ms"] > 0
+        # reads are not spent by creation: the flooder still reads; another address creates
+        assert (await flooder.get("/rooms")).status_code == 200
+        r = await other.post("/rooms", json={"visibility": "private"})
+        assert r.status_code == 201, r.text
+
+
+async def test_a_class_behind_one_address_joins_and_connects(url: str) -> None:
+    async with _http(url, "127.0.0.3") as school:
+        r = await school.post("/rooms", json={"capacity": 30, "visibility": "private"})
+        assert r.status_code == 201, r.text
+        room = r.json()["room"]["id"]
+        joined = [await school.post(f"/rooms/{room}/racers", json={"name": f"pupil {i}"})
+                  for i in range(30)]
+        assert [j.status_code for j in joined] == [201] * 30
+        tokens = [j.json()["token"] for j in joined]
+        sockets = [await _ws(url, room, "127.0.0.3", t).__aenter__() for t in tokens]
+        try:
+            for ws in sockets:
+                assert (await ws.recv())  # a welcome each
+        finally:
+            await asyncio.gather(*(ws.close() for ws in sockets))
+
+
+async def test_a_socket_flood_gets_at_most_the_cap_and_others_still_connect(url: str) -> None:
+    async with _http(url, "127.0.0.4") as http:
+        rooms = []
+        for _ in range(8):
+            r = await http.post("/rooms", json={"visibility": "private"})
+            assert r.status_code == 201, r.text
+            rooms.append(r.json()["room"]["id"])
+    opened: list[Any] = []
+    statuses: list[int] = []
+    try:
+        for i in range(300):  # 256 per address; spectators spread over 8 rooms (40 each)
+            try:
+                opened.append(await _ws(url, rooms[i % 8], "127.0.0.5").__aenter__())
+            except InvalidStatus as exc:
+                statuses.append(exc.response.status_code)
+        assert len(opened) == 256 and statuses == [429] * 44
+        refused = None
+        try:
+            await _ws(url, rooms[0], "127.0.0.5").__aenter__()
+        except InvalidStatus as exc:
+            refused = exc.response
+        assert refused is not None and refused.status_code == 429
+        assert b"rate/limited" in refused.body and refused.headers["Retry-After"]
+        # another address still connects, to the same room
+        async with _ws(url, rooms[1], "127.0.0.6") as ws:
+            assert await ws.recv()
+    finally:
+        await asyncio.gather(*(ws.close() for ws in opened))
+    # closed sockets are given back: the flooder may connect again
+    await asyncio.sleep(0.2)
+    async with _ws(url, rooms[0], "127.0.0.5") as ws:
+        assert await ws.recv()
+
+
+async def test_spectators_per_room_are_capped_but_racers_still_connect(url: str) -> None:
+    async with _http(url, "127.0.0.7") as http:
+        room = (await http.post("/rooms", json={"visibility": "private"})).json()["room"]["id"]
+        token = (await http.post(f"/rooms/{room}/racers", json={"name": "ada"})).json()["token"]
+    opened: list[Any] = []
+    try:
+        for source in ("127.0.0.8", "127.0.0.9"):
+            for _ in range(25):
+                try:
+                    opened.append(await _ws(url, room, source).__aenter__())
+                except InvalidStatus as exc:
+                    assert exc.response.status_code == 429
+        assert len(opened) == 40  # LUCIE_SPECTATORS_PER_ROOM, whatever the addresses
+        async with _ws(url, room, "127.0.0.8", token) as racer:
+            assert b'"racer":' in (await racer.recv()).encode()
+    finally:
+        await asyncio.gather(*(ws.close() for ws in opened))
+
+
+async def test_past_the_process_ceiling_sockets_wait_with_server_full(server_factory: Any) -> None:
+    url = server_factory(LUCIE_MAX_SOCKETS="5")
+    async with _http(url) as http:
+        room = (await http.post("/rooms", json={"visibility": "private"})).json()["room"]["id"]
+    opened = [await _ws(url, room, f"127.0.1.{i}").__aenter__() for i in range(5)]
+    try:
+        with pytest.raises(InvalidStatus) as full:
+            await _ws(url, room, "127.0.1.9").__aenter__()
+        assert full.value.response.status_code == 503
+        assert b"server/full" in full.value.response.body
+        assert full.value.response.headers["Retry-After"]
+    finally:
+        await asyncio.gather(*(ws.close() for ws in opened))
