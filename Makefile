@@ -17,6 +17,9 @@ venv: $(STAMP)
 
 # The main job: a race against three bots on a random real deal. Starts the
 # embedded server (stopped on exit) when none answers at $$LUCIE_SERVER or :8000.
+# When the terminal closes, make (the session leader in a tmux pane or an
+# `xterm -e make run`) gets the SIGHUP and waits for lucie without passing it
+# on: lucie sees its tty hang up by itself, resigns and exits, then make does.
 run: $(STAMP)
 	$(VENV)/bin/lucie play --bots 3 $(ARGS)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import shutil
 import sys
@@ -17,7 +18,8 @@ from rich.table import Table
 
 from .api import DEFAULT_SERVER, ApiError, server_url
 
-__all__ = ["Subparsers", "add_server_arg", "console", "doc_help", "int_in", "lucie_command",
+__all__ = ["Subparsers", "add_server_arg", "console", "detach_std_streams", "doc_help", "int_in",
+           "lucie_command",
            "non_negative_float", "non_negative_int", "positive_float", "positive_int",
            "print_table", "resolved_server", "run_command"]
 
@@ -72,6 +74,21 @@ def resolved_server(args: argparse.Namespace) -> str:
     return server_url(getattr(args, "server", None))
 
 
+
+
+def detach_std_streams() -> None:
+    """Point the standard output and error at ``/dev/null``: the terminal is gone,
+    and what is printed from now on (the standings, any message) must not fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in (1, 2):
+            with contextlib.suppress(OSError):
+                os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+    for stream in (sys.stdout, sys.stderr):  # what was left for the dead terminal
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
 
 
 def lucie_command() -> str:

@@ -6,7 +6,10 @@ import argparse
 import asyncio
 import contextlib
 import getpass
+import signal
 import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
@@ -16,6 +19,7 @@ from .bot import bot_name, run_bot
 from .common import (
     Subparsers,
     add_server_arg,
+    detach_std_streams,
     lucie_command,
     non_negative_float,
     non_negative_int,
@@ -24,6 +28,10 @@ from .common import (
     resolved_server,
 )
 from .embedded import ensure_server
+
+if TYPE_CHECKING:
+    from .board.app import RaceApp
+    from .board.state import Seat
 
 __all__ = ["add_parser", "exit_report", "join_room", "race", "wait_for_race_over"]
 
@@ -110,6 +118,29 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
     app = RaceApp(seat, hosts_server=hosting, own_bots=own_bots)
     if host_token and getattr(args, "start_in", None) is not None:
         bots.append(asyncio.create_task(_start_later(url, room.id, host_token, args.start_in)))
+    with _on_hangup(app.lose_terminal):
+        return await _run_board(app, url, seat, room.id, host_token, bots, hosting=hosting)
+
+
+@contextlib.contextmanager
+def _on_hangup(callback: Callable[[], None]) -> Iterator[None]:
+    """Call ``callback`` on SIGHUP (the terminal went away) instead of dying:
+    the racer resigns and the embedded server is stopped, as on quitting."""
+    loop = asyncio.get_running_loop()
+    hup = getattr(signal, "SIGHUP", None)
+    if hup is None:  # Windows
+        yield
+        return
+    loop.add_signal_handler(hup, callback)
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(hup)
+
+
+async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_token: str | None,
+                     bots: list[asyncio.Task[object]], *, hosting: bool) -> int:
+    """Run the board, stop the bots, print the standings; the board's exit status."""
     try:
         result = await app.run_async()
     finally:
@@ -121,7 +152,9 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
         if host_token and app.room is not None and app.room.state == "waiting":
             async with LucieClient(url) as client:  # the host left before the start
                 with contextlib.suppress(ApiError):
-                    await client.close(room.id, host_token)
+                    await client.close(room_id, host_token)
+    if app.terminal_gone:
+        detach_std_streams()  # what follows prints to nobody, and must not fail
     fetched: StandingsView | None = None
     fetch_failed = False
     started = app.room is not None and app.room.state in ("countdown", "racing", "over")

@@ -25,6 +25,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.css.query import NoMatches
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.widgets import Input, Static
 
 from ..api import (
@@ -42,20 +44,27 @@ from ..api import (
     StandingView,
     Welcome,
 )
+from ..common import detach_std_streams
 from .controls import Controls, help_line
-from .model import apply_progress, delay_note, hidden_note, rank_racers
+from .model import FINAL_STATUSES, apply_progress, delay_note, hidden_note, rank_racers
 from .render import Rendering
 from .screens import ResultsScreen
 from .state import Seat
+from .terminal import TerminalDriver, TerminalLost
 from .widgets import FoundationsView, OpponentsPanel
 
-__all__ = ["RaceApp"]
+__all__ = ["HANGUP_STATUS", "RaceApp"]
+
+HANGUP_STATUS = 129
+"""The board's exit status when its terminal went away (128 + SIGHUP, as a shell shows a
+process SIGHUP stopped)."""
 
 
 class RaceApp(Controls, Rendering, App[int]):
     """Full-screen board for one room (see the module docstring).
 
-    Exits with 0, or 1 when the server became unreachable or the room vanished.
+    Exits with 0, 1 when the server became unreachable or the room vanished, or
+    :data:`HANGUP_STATUS` when its terminal went away (:meth:`lose_terminal`).
     """
 
     CSS_PATH = "board.tcss"
@@ -83,6 +92,9 @@ class RaceApp(Controls, Rendering, App[int]):
         self.leaving = False
         """Set once the board is closing (quit after resigning): no results screen."""
         """How the watched board is shown (delay, or why it is hidden); spectators."""
+        self.terminal_gone = False
+        """The terminal went away (SIGHUP, or the driver saw it hang up)."""
+        self._board_open = False
         self.selected: tuple[int, str | None] | None = None  # (fan, merci card)
         self.targets: set[str] = set()
         self.pending_move: str | None = None
@@ -117,15 +129,54 @@ class RaceApp(Controls, Rendering, App[int]):
         host = bool(self.seat.host_token) and (self.room is None or self.room.state == "waiting")
         return "move: " + help_line(self.room.rules if self.room else None, host=host)
 
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's Linux driver, made to notice a closed terminal
+        (:mod:`.terminal`); any other driver (``TEXTUAL_DRIVER``, Windows) as is."""
+        driver = super().get_driver_class()
+        return TerminalDriver if driver is LinuxDriver else driver
+
     async def on_mount(self) -> None:
+        self._board_open = True
+        if self.terminal_gone:  # hung up before the board was up
+            self.exit(HANGUP_STATUS)
+            return
         self.query_one("#move", Input).focus()
         self.set_interval(0.25, self._tick)
         self.set_interval(2.0, self._refresh_delayed)
         self.run_worker(self._listen(), name="room-listener", exit_on_error=False)
 
     async def on_unmount(self) -> None:
+        self._board_open = False
         await self.conn.close()
         await self.client.aclose()
+
+    # the terminal going away ----------------------------------------------
+    def on_terminal_lost(self, _: TerminalLost) -> None:
+        detach_std_streams()  # the driver saw the tty hang up: nothing reads it
+        self.lose_terminal()
+
+    def lose_terminal(self) -> None:
+        """The terminal went away (SIGHUP, or the driver saw its tty hang up):
+        leave as ``q`` and ``y`` would, without asking: resign a racer still
+        racing, close the board (exit status :data:`HANGUP_STATUS`), no
+        results screen. Called again it does nothing more.
+        """
+        if self.terminal_gone:
+            return
+        self.terminal_gone = True
+        self.leaving = True  # no results screen, no question
+        if not self._board_open:
+            # before the board: on_mount closes it at once; after it (a host waiting for
+            # the others' race to end): keep waiting, printing to nobody
+            detach_std_streams()
+            return
+        me = self.racers.get(self.seat.racer or "")
+        racing = self.room is not None and self.room.state in ("racing", "countdown")
+        if racing and me is not None and me.status not in FINAL_STATUSES and not self.fatal:
+            self.run_worker(self._resign_and_exit(status=HANGUP_STATUS, wait_standings=False),
+                            exit_on_error=False)
+        else:
+            self.exit(HANGUP_STATUS)
 
     # the room's messages ------------------------------------------------
     async def _listen(self) -> None:

@@ -190,7 +190,10 @@ class Controls:
                     self.exit(0)
         self.push_screen(ConfirmScreen(question), callback=done)
 
-    async def _resign_and_exit(self: Board) -> None:
+    async def _resign_and_exit(self: Board, *, status: int = 0,
+                               wait_standings: bool = True) -> None:
+        """Resign, then close the board with ``status``; ``wait_standings``: when
+        this racer was the last one racing, wait a moment for the final standings."""
         if self.seat.racer and self.seat.token:
             with contextlib.suppress(ApiError):
                 await self.client.resign(self.seat.room, self.seat.racer, self.seat.token)
@@ -199,10 +202,11 @@ class Controls:
             last = not any(r.id != self.seat.racer and r.status not in FINAL_STATUSES
                            for r in self.racers.values())
             deadline = time.monotonic() + 2
-            while last and self.standings is None and time.monotonic() < deadline:
+            while (wait_standings and last and self.standings is None
+                   and time.monotonic() < deadline):
                 await asyncio.sleep(0.05)
         self.leaving = True  # no results screen now: the app is closing
-        self.exit(0)
+        self.exit(status)
 
     async def _start(self: Board) -> None:
         if not self.seat.host_token:
