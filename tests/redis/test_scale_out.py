@@ -76,7 +76,10 @@ async def test_racers_on_three_processes_see_one_sequence(trio: Cluster) -> None
     assert types[:2] == ["countdown", "started"] and types[-1] == "race_over"
     assert types.count("progress") == sum(g["version"] for g in games)
     tables = [await x.get(f"/rooms/{room['id']}/standings") for x in apis]
-    assert tables[0]["final"] and all(t == tables[0] for t in tables)
+    # every process gives one table; the solver's par (and each row's to_par) may
+    # land between two of these reads (issue 7), which made this flaky under load
+    assert tables[0]["final"] and all(t["final"] for t in tables)
+    assert all(_table(t["standings"]) == _table(tables[0]["standings"]) for t in tables)
     assert _table(logs[0][-1]["standings"]) == _table(tables[0]["standings"])
     by_id = {g["racer"]: g for g in games}
     order = [rid for rid, _ in joined]
