@@ -105,21 +105,21 @@ def _locust_cmd(p: Profile, hosts: list[str], out: Path) -> list[str]:
 
 README_APPLY_US = 1.9
 """``python -m bench engine``'s check + apply median (µs) on the machine the
-README's capacity figures were measured on."""
+capacity figures (docs/capacity.md) were measured on."""
 
 
 def machine_speed() -> float:
     """Print and return this machine's engine check + apply median (µs), with a
-    warning when it runs the engine much slower than the README's machine (a
+    warning when it runs the engine much slower than the capacity figures' machine (a
     shared or throttled machine: its latencies are not comparable)."""
     from bench.engine import apply_median_us
 
     speed = apply_median_us()
     print(f"[load] engine check + apply: median {speed:.1f} µs "
-          f"(README figures: {README_APPLY_US} µs)", flush=True)
+          f"(docs/capacity.md figures: {README_APPLY_US} µs)", flush=True)
     if speed > 1.5 * README_APPLY_US:
         print(f"[load] warning: this machine runs the engine {speed / README_APPLY_US:.1f}× "
-              "slower than the README's; latencies are not comparable", flush=True)
+              "slower than docs/capacity.md's; latencies are not comparable", flush=True)
     return round(speed, 2)
 
 
@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     table = markdown_table(rows)
     (args.out / "summary.md").write_text(
         f"Machine: {machine()}\n\nEngine check + apply median before → after each run "
-        f"(µs; README machine {README_APPLY_US}): {'; '.join(speeds)}\n\n{table}\n")
+        f"(µs; docs/capacity.md machine {README_APPLY_US}): {'; '.join(speeds)}\n\n{table}\n")
     print(table)
     print(f"[load] reports in {args.out}/ (CSV, HTML, JSON, summary.md)")
     return 0

@@ -3,7 +3,7 @@
 :func:`read_stats` reads ``<prefix>_stats.csv``; :func:`summarize` combines
 the move rows (``WS move (…)``) with the server processes' CPU and memory
 samples (:class:`infra.load.servers.Sample`); :func:`markdown_table` prints
-rows the way the README's "Capacity" table shows them.
+rows the way docs/capacity.md's table shows them.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ _HEAD = ("| profile | racers held | moves/s | ack p50 / p95 / p99 (ms) | failure
 
 
 def markdown_table(rows: Iterable[dict[str, Any]]) -> str:
-    """The rows as the README's capacity table (Markdown)."""
+    """The rows as docs/capacity.md's table (Markdown)."""
     lines = [_HEAD]
     for r in rows:
         lat = ("–" if r["p50_ms"] is None or not r["moves"]
