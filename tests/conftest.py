@@ -48,6 +48,7 @@ TEST_LIMITS = {
     "LUCIE_CREATE_PER_MIN": "60000", "LUCIE_CREATE_BURST": "100000",
     "LUCIE_JOIN_PER_MIN": "60000", "LUCIE_JOIN_BURST": "100000",
     "LUCIE_UPLOAD_PER_MIN": "60000", "LUCIE_UPLOAD_BURST": "100000",
+    "LUCIE_WAITING_ROOMS_PER_ADDRESS": "100000", "LUCIE_MAX_ROOMS": "1000000",
 }
 """The per-address budgets of the servers the tests start: tests create rooms
 from one address far faster than a person (the limit tests set their own)."""

@@ -52,7 +52,8 @@ LOAD_LIMITS = {
     "LUCIE_CREATE_PER_MIN": "60000", "LUCIE_CREATE_BURST": "10000",
     "LUCIE_JOIN_PER_MIN": "120000", "LUCIE_JOIN_BURST": "20000",
     "LUCIE_SOCKETS_PER_ADDRESS": "100000", "LUCIE_SPECTATORS_PER_ROOM": "10000",
-    "LUCIE_MAX_SOCKETS": "100000",
+    "LUCIE_MAX_SOCKETS": "100000", "LUCIE_WAITING_ROOMS_PER_ADDRESS": "100000",
+    "LUCIE_MAX_ROOMS": "1000000",
 }
 """The load test's per-address limits, set explicitly: thousands of simulated
 players all come from 127.0.0.1, as if behind one proxy (docs/protocol.md,

@@ -8,6 +8,12 @@ at once) and ``upload`` (replay checks and comparisons of uploaded replays).
 A request past its budget is refused with 429 ``rate/limited`` and a
 ``Retry-After`` (``details.retry_after_ms``) before anything is done.
 
+Rooms are counted per process too: each address may have
+``waiting_rooms_per_address`` rooms it created still waiting (429 past it),
+and the process creates at most ``max_rooms`` in any ``waiting_ttl_s``
+(503 ``server/full`` past it, while running races go on) — so what anyone
+can leave behind is bounded.
+
 Sockets are counted per process: per client address, spectators per room,
 and all together; past a cap the upgrade is refused with an HTTP answer
 (429 ``rate/limited`` or 503 ``server/full``, ``Retry-After``), so a flood
@@ -16,7 +22,9 @@ from one address cannot fill the process while everyone else still connects.
 
 from __future__ import annotations
 
-from collections import Counter
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -58,6 +66,66 @@ class Admission:
         self.sockets = 0
         self._per_address: Counter[str] = Counter()
         self._spectators: Counter[str] = Counter()
+        self._created: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        """Rooms created here in the last ``waiting_ttl_s``: id → (address, when),
+        oldest first (monotonic seconds)."""
+        self._waiting: dict[str, set[str]] = {}
+        """Per address, the rooms it created here that may still wait."""
+
+    def _expire_rooms(self) -> None:
+        horizon = time.monotonic() - self.settings.waiting_ttl_s
+        while self._created:
+            room_id, (address, at) = next(iter(self._created.items()))
+            if at > horizon:
+                break
+            del self._created[room_id]
+            self._forget_waiting(address, room_id)
+
+    def _forget_waiting(self, address: str, room_id: str) -> None:
+        rooms = self._waiting.get(address)
+        if rooms is not None:
+            rooms.discard(room_id)
+            if not rooms:
+                del self._waiting[address]
+
+    def _retry_ms(self) -> int:
+        """When the oldest counted room leaves the count (ms from now)."""
+        if not self._created:
+            return 1000
+        _, at = next(iter(self._created.values()))
+        return max(1000, int((at + self.settings.waiting_ttl_s - time.monotonic()) * 1000))
+
+    async def room_slot(self, address: str,
+                        still_waiting: Callable[[str], Awaitable[bool]]) -> None:
+        """Check that ``address`` may create one more room here; ``still_waiting``
+        tells whether a room it created before has not started yet (asked only
+        once the address is at its cap).
+
+        :raises ServerFull: the process created ``max_rooms`` rooms lately.
+        :raises RateLimited: ``address`` has ``waiting_rooms_per_address`` rooms
+            waiting.
+        """
+        s = self.settings
+        self._expire_rooms()
+        if len(self._created) >= s.max_rooms:
+            raise ServerFull(f"this server holds its most new rooms ({s.max_rooms}); "
+                             "try again later", {"retry_after_ms": self._retry_ms()})
+        waiting = self._waiting.get(address, set())
+        if len(waiting) >= s.waiting_rooms_per_address:
+            for room_id in list(waiting):
+                if not await still_waiting(room_id):
+                    self._forget_waiting(address, room_id)
+            if len(self._waiting.get(address, ())) >= s.waiting_rooms_per_address:
+                raise RateLimited(
+                    f"this address has {s.waiting_rooms_per_address} rooms waiting for "
+                    "racers; start or close one first", {
+                        "retry_after_ms": self._retry_ms(),
+                        "limit": s.waiting_rooms_per_address})
+
+    def room_created(self, address: str, room_id: str) -> None:
+        """Count a room ``address`` just created (after :meth:`room_slot`)."""
+        self._created[room_id] = (address, time.monotonic())
+        self._waiting.setdefault(address, set()).add(room_id)
 
     def take(self, budget: Budget, address: str) -> None:
         """Spend one request of ``address``'s ``budget`` (and of its ``read``

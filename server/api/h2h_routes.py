@@ -49,7 +49,7 @@ from .h2h_models import (
     ReplayCheck,
     ReplayCheckBody,
 )
-from .rest import PREFIX, Endpoint, admit, bearer_token, parse_body
+from .rest import PREFIX, Endpoint, admit, bearer_token, new_room_slot, parse_body
 
 __all__ = ["H2H_ENDPOINTS", "MAX_BODY", "attach_head_to_head", "h2h_routes"]
 
@@ -144,9 +144,11 @@ async def create_ghost_room(request: Request, body: GhostRoomBody) -> GhostRoomC
                                  {"field": "room", "state": state})
         source, _ = await racer_record(_authority(request).logs_for(None), source)
     ghosts: GhostRooms[GameRecord] = request.app.state.ghosts
+    counted = await new_room_slot(request)
     room, host_token, ghost = await ghosts.create(RoomOptions(
         capacity=body.capacity, time_limit_s=body.time_limit_s, visibility=body.visibility,
         countdown_s=body.countdown_s), source)
+    counted(room.id)
     return GhostRoomCreated(room=room, host_token=host_token, ghost=ghost)
 
 
@@ -202,7 +204,8 @@ H2H_ENDPOINTS: tuple[Endpoint, ...] = (
              errors=("request/invalid", *_REPLAY, "rate/limited")),
     Endpoint("POST", "/ghost-rooms", "Create a room that races a recorded game",
              create_ghost_room, GhostRoomBody, GhostRoomCreated, 201, budget="create",
-             errors=("request/invalid", *_ROOM, *_REPLAY, "ghost/too_many", "rate/limited")),
+             errors=("request/invalid", *_ROOM, *_REPLAY, "ghost/too_many", "rate/limited",
+                     "server/full")),
     Endpoint("GET", "/daily/{variant}", "Today's daily deal (UTC)", daily, None,
              DailyDealView, errors=("request/invalid",)),
     Endpoint("GET", "/daily/{variant}/{date}", "The daily deal of a UTC date", daily, None,

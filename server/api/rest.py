@@ -20,6 +20,7 @@ from starlette.routing import Route
 from server.errors import (
     RequestInvalid,
     RequestTooLarge,
+    RoomNotFound,
     UnsupportedMediaType,
     UpgradeRequired,
 )
@@ -147,9 +148,31 @@ def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
 # -- handlers ----------------------------------------------------------------------
 
 
+async def new_room_slot(request: Request) -> Callable[[str], None]:
+    """Check the caller may leave one more room behind (``Admission.room_slot``);
+    returns what counts the room once it is created.
+
+    :raises RateLimited, ServerFull:
+    """
+    admission: Admission = request.app.state.admission
+    authority = _authority(request)
+    address = client_address(request)
+
+    async def still_waiting(room_id: str) -> bool:
+        try:
+            return (await authority.get_room(room_id)).state == "waiting"
+        except RoomNotFound:
+            return False
+
+    await admission.room_slot(address, still_waiting)
+    return lambda room_id: admission.room_created(address, room_id)
+
+
 async def create_room(request: Request, body: CreateRoom) -> CreatedRoom:
+    counted = await new_room_slot(request)
     room, host_token = await _authority(request).create_room(
         RoomOptions(**body.model_dump()))
+    counted(room.id)
     return CreatedRoom(room=room, host_token=host_token)
 
 
@@ -224,7 +247,7 @@ _RACER_AUTH = ("auth/missing", "room/not_found", "racer/not_found", "auth/invali
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("POST", "/rooms", "Create a room", create_room, CreateRoom, CreatedRoom, 201,
-             errors=("request/invalid", "rate/limited"), budget="create"),
+             errors=("request/invalid", "rate/limited", "server/full"), budget="create"),
     Endpoint("GET", "/rooms", "Public rooms waiting for racers", list_rooms, None, RoomList),
     Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, auth="optional",
              errors=(*_ROOM, "auth/invalid_token")),

@@ -24,6 +24,9 @@ variable                    default   meaning
 ``LUCIE_JOIN_BURST``        60        school address still joins one room at once)
 ``LUCIE_UPLOAD_PER_MIN``    60        replay checks and comparisons per minute per address
 ``LUCIE_UPLOAD_BURST``      20        … and burst
+``LUCIE_WAITING_ROOMS_PER_ADDRESS`` 50 rooms one address may have waiting (not started) here
+``LUCIE_MAX_ROOMS``         20000     rooms created here in the last LUCIE_WAITING_TTL_S;
+                                      above: 503 ``server/full`` (running races go on)
 ``LUCIE_SOCKETS_PER_ADDRESS`` 256     room WebSockets open at once per client address
 ``LUCIE_SPECTATORS_PER_ROOM`` 500     spectator sockets per room in this process
 ``LUCIE_MAX_SOCKETS``       20000     room WebSockets in this process; above: 503
@@ -84,6 +87,8 @@ class Settings:
     join_burst: int = 60
     upload_per_min: float = 60.0
     upload_burst: int = 20
+    waiting_rooms_per_address: int = 50
+    max_rooms: int = 20_000
     sockets_per_address: int = 256
     spectators_per_room: int = 500
     max_sockets: int = 20_000
@@ -139,7 +144,8 @@ class Settings:
         """:raises ValueError: a value out of range."""
         for name in ("port", "max_body", "max_message", "send_queue", "ws_burst",
                      "http_burst", "tick_ms", "create_burst", "join_burst", "upload_burst",
-                     "sockets_per_address", "spectators_per_room", "max_sockets"):
+                     "sockets_per_address", "spectators_per_room", "max_sockets",
+                     "waiting_rooms_per_address", "max_rooms"):
             if int(getattr(self, name)) <= 0:
                 raise ValueError(f"{name} must be positive")
         if not 0 < self.port < 65536:

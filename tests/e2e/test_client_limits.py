@@ -144,3 +144,36 @@ async def test_past_the_process_ceiling_sockets_wait_with_server_full(server_fac
         assert full.value.response.headers["Retry-After"]
     finally:
         await asyncio.gather(*(ws.close() for ws in opened))
+
+
+async def test_waiting_rooms_per_address_are_capped_and_started_ones_free_a_slot(
+        server_factory: Any) -> None:
+    url = server_factory(**{**DEFAULTS, "LUCIE_WAITING_ROOMS_PER_ADDRESS": "3"})
+    async with _http(url, "127.0.2.1") as host, _http(url, "127.0.2.2") as other:
+        made = []
+        for _ in range(3):
+            r = await host.post("/rooms", json={"visibility": "private", "countdown_s": 0})
+            assert r.status_code == 201, r.text
+            made.append(r.json())
+        r = await host.post("/rooms", json={"visibility": "private"})
+        assert r.status_code == 429 and r.json()["error"]["code"] == "rate/limited"
+        assert "waiting" in r.json()["error"]["message"] and r.headers["Retry-After"]
+        assert (await other.post("/rooms", json={})).status_code == 201  # others go on
+        # a room that started no longer waits: the host may open another
+        room, token = made[0]["room"]["id"], made[0]["host_token"]
+        assert (await host.post(f"/rooms/{room}/racers", json={"name": "ada"})).status_code == 201
+        r = await host.post(f"/rooms/{room}/start", headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200, r.text
+        assert (await host.post("/rooms", json={"visibility": "private"})).status_code == 201
+
+
+async def test_past_the_room_ceiling_creation_waits_with_server_full(
+        server_factory: Any) -> None:
+    url = server_factory(**{**DEFAULTS, "LUCIE_MAX_ROOMS": "4"})
+    for i in range(4):
+        async with _http(url, f"127.0.3.{i + 1}") as http:
+            assert (await http.post("/rooms", json={})).status_code == 201
+    async with _http(url, "127.0.3.9") as http:
+        r = await http.post("/rooms", json={})
+        assert r.status_code == 503 and r.json()["error"]["code"] == "server/full"
+        assert int(r.headers["Retry-After"]) >= 1
