@@ -11,6 +11,15 @@ from its last sequence number whenever it is told to **resync** — when its
 channel subscription is (re)confirmed, when it sees a gap in the sequence
 numbers, when its buffer overflows, or when the room may have vanished.
 
+One task, the reader, is the only user of the pub/sub connection: it
+connects, sends every ``SUBSCRIBE``/``UNSUBSCRIBE`` and ``PING``, and reads.
+:meth:`Follower.join` and :meth:`Follower.leave` only note what is wanted and
+wake the reader (they cut its read short, or its wait between reconnects).
+redis-py's asyncio ``PubSub`` must not be used from several tasks: its
+``connect`` takes a new pool connection whenever it has none yet, so commands
+sent while the reader was still connecting each opened — and leaked, still
+subscribed — a connection of their own (issue 25).
+
 Faults: any error on the pub/sub connection (``CLIENT KILL``, Redis
 restart, a silent peer caught by the ping watchdog) drops it; the follower
 reconnects with capped backoff, resubscribes every channel and so resyncs
@@ -28,6 +37,9 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import PubSub
+from redis.asyncio.connection import Connection
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from server.errors import StoreUnavailable
@@ -41,6 +53,15 @@ _YIELD_EVERY = 32
 
 AliveCheck = Callable[[list[str]], Awaitable[set[str]]]
 """Given channels, the subset whose rooms still exist."""
+
+
+class _ReaderPubSub(PubSub):
+    """redis-py's ``PubSub``, except that a failed read or send only drops the
+    connection: redis-py would reconnect it (and resubscribe) on its own, inside
+    the call that failed; the follower reconnects with a new one instead."""
+
+    async def _reconnect(self, conn: Connection) -> None:
+        await conn.disconnect(nowait=True)
 
 
 class Subscription:
@@ -101,6 +122,12 @@ class Follower:
         self._dirty = True
         self._ps: aioredis.client.PubSub | None = None
         self._task: asyncio.Task[None] | None = None
+        self._backoff = 0.05
+        self._reading: asyncio.Timeout | None = None
+        """The reader's current read, cut short by :meth:`_wake`."""
+        self._kick = asyncio.Event()
+        """Set by a join of a channel not yet sent: the wait between reconnects ends
+        early (still at least 50 ms after the last attempt)."""
         self._closed = False
         self.reconnects = 0
         """How many times the pub/sub connection was re-established."""
@@ -120,15 +147,13 @@ class Follower:
             raise StoreUnavailable("the Redis store is closed")
         sub = Subscription(self._buffer)
         self._subs.setdefault(channel, set()).add(sub)
-        self._dirty = True
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
         try:
             if self._task is None or self._task.done():
                 self._task = asyncio.create_task(self._run(), name="redis-follower")
-            elif self._ps is not None and channel not in self._sent:
-                self._sent.add(channel)
-                with contextlib.suppress(RedisError, OSError):
-                    await self._ps.subscribe(channel)
+            if channel not in self._sent:
+                self._kick.set()  # reconnecting: try now
+                self._wake()  # the reader subscribes it: never this task (module docstring)
             async with asyncio.timeout(self._join_timeout):
                 await confirmed.wait()
         except TimeoutError:
@@ -150,7 +175,7 @@ class Follower:
             # the channel stays subscribed (and confirmed) until the reader
             # unsubscribes it: a join meanwhile keeps it, with nothing to wait for
             del self._subs[channel]
-            self._dirty = True
+            self._wake()
 
     def is_closed(self) -> bool:
         """Whether :meth:`close` was called."""
@@ -171,6 +196,15 @@ class Follower:
 
     # -- the reader ----------------------------------------------------------------
 
+    def _wake(self) -> None:
+        """The wanted channels changed: have the reader send the difference now."""
+        self._dirty = True
+        reading = self._reading
+        if reading is not None and not reading.expired():
+            # ends the read as its own ``get_message(timeout=...)`` would: redis-py's
+            # parsers keep what they read of a reply when cancelled, so no reply is lost
+            reading.reschedule(asyncio.get_running_loop().time())
+
     async def _drop(self) -> None:
         ps, self._ps = self._ps, None
         self._sent.clear()
@@ -185,7 +219,7 @@ class Follower:
                 await ps.aclose()  # type: ignore[no-untyped-call]
 
     async def _run(self) -> None:
-        backoff = 0.05
+        self._backoff = 0.05
         while not self._closed:
             try:
                 await self._follow()
@@ -196,8 +230,13 @@ class Follower:
             await self._drop()
             if self._closed:
                 return
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 1.0)
+            self._kick.clear()
+            await asyncio.sleep(0.05)  # at least this between attempts, joins or not
+            # the rest of the backoff, unless a new join wants the feed now
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._backoff - 0.05):
+                    await self._kick.wait()
+            self._backoff = min(self._backoff * 2, 1.0)
             self.reconnects += 1
 
     async def _sync_channels(self, ps: aioredis.client.PubSub) -> None:
@@ -218,15 +257,36 @@ class Follower:
                 self._confirmed.pop(channel, None)
             await ps.unsubscribe(*sorted(old))
 
+    async def _read(self, ps: aioredis.client.PubSub) -> dict[str, object] | None:
+        """The next message within 0.25 s, or None (also when :meth:`_wake` cut it short)."""
+        conn = ps.connection
+        if conn is None or not conn.is_connected:
+            # dropped by a read or a send cut short: the reader reconnects, not redis-py
+            raise RedisConnectionError("redis follower: pub/sub connection lost")
+        if self._dirty:
+            return None
+        try:
+            async with asyncio.timeout(None) as reading:
+                self._reading = reading
+                try:
+                    return await ps.get_message(timeout=0.25)
+                finally:
+                    self._reading = None
+        except TimeoutError:
+            return None
+
     async def _follow(self) -> None:
-        ps = self._ps = self._client.pubsub()
+        # only this task ever touches ``ps``: it is made, connected, subscribed and
+        # read here, so redis-py takes exactly one connection for it (issue 25)
+        ps = self._ps = _ReaderPubSub(self._client.connection_pool)
         await ps.ping()  # connects; an error here means Redis is away
+        self._backoff = 0.05  # connected: the next fault retries quickly again
         heard = checked = time.monotonic()
         pinged = False
         run = 0
         while not self._closed:
             await self._sync_channels(ps)
-            msg = await ps.get_message(timeout=0.25)
+            msg = await self._read(ps)
             now = time.monotonic()
             if msg is None:
                 run = 0

@@ -1,0 +1,1 @@
+"""Fault reproductions: each test names the public report it comes from."""
