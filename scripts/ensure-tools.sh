@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install the tools the tests run for real when they are missing: haproxy
+# (tests/redis/test_infra.py checks infra/haproxy.cfg with it) and
+# docker-compose (it checks docker-compose.yml with `config`; no daemon needed).
+set -euo pipefail
+missing=()
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+if ! command -v docker-compose >/dev/null 2>&1 \
+    && ! (command -v docker >/dev/null 2>&1 && docker compose version >/dev/null 2>&1); then
+  missing+=(docker-compose)
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "ensure-tools: installing ${missing[*]} from Debian's packages" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") \
+    >/dev/null
+else
+  echo "ensure-tools: ${missing[*]} missing and cannot be installed here (not root or no" \
+       "apt-get); their tests will skip" >&2
+fi
