@@ -262,6 +262,9 @@ class RefusedData(_In):
     code: str
     message: str
     game: GameView | None = None
+    details: dict[str, Any] | None = Field(
+        None, description="e.g. retry_after_ms for store/unavailable: resend the move "
+        "with the same client_move_id after that long")
 
 
 class RefusedOut(_In):

@@ -6,9 +6,23 @@ import json
 from typing import Any
 
 import httpx
+from jsonschema import Draft202012Validator
 from websockets.asyncio.client import ClientConnection, connect
 
-__all__ = ["Api", "open_socket", "recv", "recv_until"]
+from tests.conftest import REPO
+
+__all__ = ["Api", "check_server_message", "open_socket", "recv", "recv_until"]
+
+_SCHEMA = json.loads((REPO / "docs" / "ws-schema.json").read_text(encoding="utf-8"))
+_SERVER_MESSAGES = Draft202012Validator(
+    {**_SCHEMA, "oneOf": [{"$ref": "#/$defs/ServerMessage"}]})
+"""docs/ws-schema.json, the published contract, as a validator of what the server sends."""
+
+
+def check_server_message(msg: Any) -> None:
+    """Fail unless ``msg`` is a server → client message of docs/ws-schema.json."""
+    errors = sorted(_SERVER_MESSAGES.iter_errors(msg), key=lambda e: list(e.path))
+    assert not errors, f"not in docs/ws-schema.json: {msg!r}: {errors[0].message}"
 
 
 class Api:
@@ -56,8 +70,11 @@ def open_socket(url: str, room: str, token: str | None = None,
 
 
 async def recv(ws: ClientConnection) -> dict[str, Any]:
-    """The next message, decoded."""
-    return json.loads(await ws.recv())  # type: ignore[no-any-return]
+    """The next message, decoded and checked against docs/ws-schema.json (every
+    end-to-end test's socket frames are: the WebSocket contract holds)."""
+    msg = json.loads(await ws.recv())
+    check_server_message(msg)
+    return msg  # type: ignore[no-any-return]
 
 
 async def recv_until(ws: ClientConnection, t: str, *, type_: str | None = None,
