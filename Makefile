@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint bench load server venv clean
+.PHONY: run test chaos lint bench load server venv clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra bench
 	$(VENV)/bin/mypy server client_cli
 	$(PY) -m pytest -q
+
+# The fault suite with its long soak variants (marker chaos; make test runs
+# the short cases only).
+chaos: $(STAMP)
+	@scripts/ensure-redis.sh
+	$(PY) -m pytest -q tests/faults --chaos
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra

@@ -31,6 +31,22 @@ def run_dir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix, dir=RUN_DIR))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--chaos", action="store_true", default=False,
+                     help="also run the long soak variants of the fault tests "
+                          "(marker chaos; make chaos)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``chaos`` are skipped unless ``--chaos`` is given."""
+    if config.getoption("--chaos"):
+        return
+    skip = pytest.mark.skip(reason="a soak variant: run with --chaos (make chaos)")
+    for item in items:
+        if "chaos" in item.keywords:
+            item.add_marker(skip)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Remove the process logs of old test sessions (:data:`RUNS`)."""
     if not RUNS.is_dir():
