@@ -26,8 +26,8 @@ import redis as syncredis
 from websockets.asyncio.client import ClientConnection
 
 from tests.e2e.wire import Api, open_socket, recv, recv_until
+from tests.faults.parts import PrivateRedis
 from tests.redis.cluster import REDIS_URL, Cluster
-from tests.redis.test_faults import PrivateRedis
 
 from .latency import LatencyProxy
 
