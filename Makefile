@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint bench load server venv clean
+.PHONY: run test fuzz lint bench load server venv clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,13 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra bench
 	$(VENV)/bin/mypy server client_cli
 	$(PY) -m pytest -q
+
+# A long schemathesis run (tests/api/test_schemathesis.py, schemathesis.toml):
+# 500 examples per operation and 500 stateful scenarios, over 10,000 requests
+# against a real server; `make fuzz FUZZ_EXAMPLES=2000` for longer.
+FUZZ_EXAMPLES ?= 500
+fuzz: $(STAMP)
+	LUCIE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -s tests/api/test_schemathesis.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra
