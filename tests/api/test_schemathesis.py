@@ -9,6 +9,7 @@ two cores); ``make fuzz`` sets ``LUCIE_FUZZ_EXAMPLES`` for a long run
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from collections import Counter
@@ -39,9 +40,10 @@ def api_url(server_factory: ServerFactory) -> str:
 
 # the document the server serves (tests/api/test_openapi_valid.py checks they
 # are equal), loaded at import: schemathesis' lazy fixture loader does not run
-# under pytest 9; every case is sent to the real server (base_url)
+# under pytest 9; every case is sent to the real server (base_url). A copy:
+# schemathesis changes the dict it loads (openapi() is cached).
 schema = schemathesis.openapi.from_dict(
-    openapi(), config=SchemathesisConfig.from_path(REPO / "schemathesis.toml"))
+    copy.deepcopy(openapi()), config=SchemathesisConfig.from_path(REPO / "schemathesis.toml"))
 
 _SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 100,
                      suppress_health_check=list(HealthCheck), print_blob=True)
