@@ -33,12 +33,14 @@ test: $(STAMP)
 	$(VENV)/bin/mypy server client_cli
 	$(PY) -m pytest -q
 
-# A long schemathesis run (tests/api/test_schemathesis.py, schemathesis.toml):
-# 500 examples per operation and 500 stateful scenarios, over 10,000 requests
-# against a real server; `make fuzz FUZZ_EXAMPLES=2000` for longer.
+# A long schemathesis run against real servers (schemathesis.toml): 500
+# examples per operation (tests/api/test_schemathesis.py, over 10,000
+# requests), then the stateful phase along the OpenAPI links with st's own
+# engine (scripts/fuzz_stateful.py); `make fuzz FUZZ_EXAMPLES=2000` for longer.
 FUZZ_EXAMPLES ?= 500
 fuzz: $(STAMP)
 	LUCIE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -s tests/api/test_schemathesis.py
+	$(PY) scripts/fuzz_stateful.py $(FUZZ_EXAMPLES)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra
