@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-test
 
-.PHONY: run test chaos lint bench load server venv clean
+.PHONY: run test chaos fuzz lint bench load server venv clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,15 @@ test: $(STAMP)
 chaos: $(STAMP)
 	@scripts/ensure-redis.sh
 	$(PY) -m pytest -q tests/faults --chaos
+
+# A long schemathesis run against real servers (schemathesis.toml): 500
+# examples per operation (tests/api/test_schemathesis.py, over 10,000
+# requests), then the stateful phase along the OpenAPI links with st's own
+# engine (scripts/fuzz_stateful.py); `make fuzz FUZZ_EXAMPLES=2000` for longer.
+FUZZ_EXAMPLES ?= 500
+fuzz: $(STAMP)
+	LUCIE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -s tests/api/test_schemathesis.py
+	$(PY) scripts/fuzz_stateful.py $(FUZZ_EXAMPLES)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra

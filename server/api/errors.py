@@ -78,9 +78,16 @@ _HTTP_CODES = {cls.status: cls.code for cls in (RouteNotFound, MethodNotAllowed)
 
 
 async def _http_error(_: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no route, wrong method), with their headers:
+    a 405 carries ``Allow`` (RFC 9110 15.5.6), set by Starlette's ``Route``."""
     assert isinstance(exc, HTTPException)
-    return _answer(exc.status_code, _HTTP_CODES.get(exc.status_code, RequestInvalid.code),
-                   str(exc.detail))
+    answer = _answer(exc.status_code, _HTTP_CODES.get(exc.status_code, RequestInvalid.code),
+                     str(exc.detail))
+    for name, value in (exc.headers or {}).items():
+        if name.lower() == "allow":  # Starlette joins a set: list the methods in one order
+            value = ", ".join(sorted(m.strip() for m in value.split(",")))
+        answer.headers[name] = value
+    return answer
 
 
 RETRY_AFTER_MS = 1000

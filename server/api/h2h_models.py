@@ -124,6 +124,13 @@ class ComparisonView(_Model):
 class GameSource(_Model):
     """A game: a racer of a live room (``room`` + ``racer`` id or name) or a replay document."""
 
+    model_config = ConfigDict(json_schema_extra={"oneOf": [
+        {"required": ["room", "racer"], "properties": {
+            "room": {"type": "string"}, "racer": {"type": "string"}, "replay": {"type": "null"}}},
+        {"required": ["replay"], "properties": {
+            "replay": {"type": "object"}, "room": {"type": "null"}, "racer": {"type": "null"}}},
+    ]})
+
     room: str | None = Field(default=None, min_length=1, max_length=64)
     racer: str | None = Field(default=None, min_length=1, max_length=64)
     replay: dict[str, Any] | None = Field(
@@ -165,10 +172,10 @@ class ReplayCheck(_Model):
 class GhostRoomBody(GameSource):
     """A ghost room: the recorded game (a live racer or a replay document) and room options."""
 
-    capacity: int = 8
-    time_limit_s: int = 900
+    capacity: int = Field(8, ge=1, le=64)
+    time_limit_s: int = Field(900, ge=10, le=14400)
     visibility: Literal["public", "private"] = "public"
-    countdown_s: int = 3
+    countdown_s: int = Field(3, ge=0, le=60)
 
 
 class GhostRoomCreated(_Model):

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, WithJsonSchema
 
 from server.race.events import RoomEvent
 from server.race.views import Ack, GameView, RacerView, RoomView
+from server.rules import VARIANTS
+from server.rules.deal import MAX_DEAL_NUMBER
 
 __all__ = [
     "ClientMessage",
@@ -34,8 +36,22 @@ __all__ = [
     "json_object_problem",
 ]
 
+def _integral(value: Any) -> Any:
+    """A JSON number with no fraction (``3.0``, ``1e3``) is that integer: JSON
+    and JSON Schema do not tell ``3`` from ``3.0`` (strict models refused it)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+_INTEGRAL = BeforeValidator(_integral)
+JsonInt = Annotated[int, _INTEGRAL]
+"""An integer field of a request: strict (no strings, no booleans), but ``3.0`` is 3.
+Bounds go inside, before the validator (``Annotated[int, Field(ge=…), _INTEGRAL]``),
+so that JSON Schema shows them as ``minimum``/``maximum``, also next to ``None``."""
+
 MoveValue = Annotated[
-    str | dict[str, str | int],
+    str | dict[str, str | JsonInt],
     Field(description='text notation ("3f", "3-7", "r", "m 5H f", "u", "a") or a JSON move '
           '({"type": "play", "from": "3", "to": "f"})'),
 ]
@@ -48,21 +64,32 @@ class _In(BaseModel):
 class CreateRoom(_In):
     """``POST /rooms``: a new room."""
 
-    variant: str = Field("belle-lucie", max_length=40)
-    redeals: int | None = Field(None, ge=0, le=9)
+    model_config = ConfigDict(json_schema_extra={
+        # spectator_delay_s: 0 only with open_boards, and open_boards takes no other
+        "if": {"properties": {"open_boards": {"const": True}}, "required": ["open_boards"]},
+        "then": {"properties": {"spectator_delay_s": {"enum": [None, 0]}}},
+        "else": {"properties": {"spectator_delay_s": {"anyOf": [
+            {"type": "null"}, {"type": "integer", "minimum": 10, "maximum": 600}]}}},
+    })
+
+    variant: str = Field("belle-lucie", max_length=40,
+                         json_schema_extra={"enum": list(VARIANTS)})
+    redeals: Annotated[int, Field(ge=0, le=9), _INTEGRAL] | None = None
     merci: bool | None = None
     undo: bool | None = None
-    deal: int | Literal["random", "daily"] = Field(
+    deal: (Annotated[int, _INTEGRAL, WithJsonSchema(  # the range: the rules engine's (400)
+        {"type": "integer", "minimum": 1, "maximum": MAX_DEAL_NUMBER})]
+           | Literal["random", "daily"]) = Field(
         "random", description="a deal number (1 … 10^20 − 1), \"random\" or \"daily\"")
-    capacity: int = Field(8, ge=1, le=64)
-    time_limit_s: int = Field(900, ge=10, le=14400)
+    capacity: Annotated[int, Field(ge=1, le=64), _INTEGRAL] = 8
+    time_limit_s: Annotated[int, Field(ge=10, le=14400), _INTEGRAL] = 900
     visibility: Literal["public", "private"] = "public"
-    countdown_s: int = Field(3, ge=0, le=60)
+    countdown_s: Annotated[int, Field(ge=0, le=60), _INTEGRAL] = 3
     hints: bool = Field(False, description="racers may ask for hints (practice rooms)")
     winnable_only: bool = Field(
         False, description="deal (and redeal key) proved winnable by the solver")
-    spectator_delay_s: int | None = Field(
-        None, ge=0, le=600, description="during the race, spectators see boards this many "
+    spectator_delay_s: Annotated[int, Field(ge=0, le=600), _INTEGRAL] | None = Field(
+        None, description="during the race, spectators see boards this many "
         "seconds behind the race clock (10–600, default 60; 0 only with open_boards)")
     open_boards: bool = Field(
         False, description="spectators see boards live (shown in the room's listing)")
@@ -104,7 +131,7 @@ class MoveBody(_In):
     """A move: the move, the game version it expects, a client move id."""
 
     move: MoveValue
-    expected_version: int = Field(ge=0, le=1_000_000)
+    expected_version: Annotated[int, Field(ge=0, le=1_000_000), _INTEGRAL]
     client_move_id: str = Field(min_length=1, max_length=64)
 
 

@@ -13,35 +13,151 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import models_json_schema
 
 from server.errors import REGISTRY
+from server.records.leaderboard import MAX_LIMIT
+from server.rules import VARIANTS
 
 from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
 from .rest import ENDPOINTS, PREFIX, Endpoint
 from .solver_routes import SOLVER_ENDPOINTS
 
-__all__ = ["check_error_lists", "openapi", "write_docs", "ws_schemas"]
+__all__ = ["check_error_lists", "error_codes", "openapi", "write_docs", "ws_schemas"]
 
 _REF = "#/components/schemas/{model}"
-_PARAMS = {"room": "room id or short code", "racer": "racer id",
-           "a": "first racer: id or name", "b": "second racer: id or name",
-           "variant": "variant id", "date": "UTC date, YYYY-MM-DD"}
+_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}
+"""Room ids (16 url-safe characters), room codes (6 letters and digits, any
+case) and racer ids (8 url-safe characters): anything else finds nothing (404)."""
+_DATE = {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}
+_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
+    "room": ("room id or short code", {**_ID, "maxLength": 64}),
+    "racer": ("racer id", {**_ID, "maxLength": 64}),
+    "a": ("first racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
+    "b": ("second racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
+    "variant": ("variant id (docs/rules.md)", {"type": "string", "enum": list(VARIANTS)}),
+    "date": ("UTC date, YYYY-MM-DD", _DATE),
+    "limit": ("rows, best first", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
+                                   "default": 20}),
+}
+"""Path and query parameters: description and schema (as the handlers check them)."""
 _ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS)
+_BODY_CODES = ("request/invalid", "request/too_large", "request/unsupported_media_type")
+_STORE_CODES = {"none": (), "read": ("store/unavailable",),
+                "write": ("store/unavailable", "store/busy")}
+_RETRY_AFTER = ("rate/limited", "server/full", "store/unavailable", "store/busy")
+"""Codes answered with a ``Retry-After`` header (server/api/errors.py)."""
+_OPERATION_ID = re.compile(r"[a-z][A-Za-z0-9]*")
 
 
 def check_error_lists(endpoints: Iterable[Endpoint] = _ALL) -> None:
     """Every endpoint's error codes are :data:`server.errors.REGISTRY` codes
-    (run at import, so a code outside the registry fails at once).
+    and its operation id is set, camelCase and unique (run at import, so a bad
+    declaration fails at once).
 
-    :raises ValueError: naming the endpoint and the unknown code.
+    :raises ValueError: naming the endpoint and what is wrong.
     """
+    seen: dict[str, str] = {}
     for ep in endpoints:
         for code in ep.errors:
             if code not in REGISTRY:
                 raise ValueError(f"{ep.method} {ep.path}: error code {code!r} is not in "
                                  "server.errors.REGISTRY")
+        if not _OPERATION_ID.fullmatch(ep.operation_id):
+            raise ValueError(f"{ep.method} {ep.path}: operation_id {ep.operation_id!r} "
+                             "is not a camelCase name")
+        if ep.operation_id in seen:
+            raise ValueError(f"{ep.method} {ep.path}: operation_id {ep.operation_id!r} is "
+                             f"also {seen[ep.operation_id]}'s")
+        seen[ep.operation_id] = f"{ep.method} {ep.path}"
+        for name in (*re.findall(r"{(\w+)}", ep.path), *ep.query):
+            if name not in _PARAMS:
+                raise ValueError(f"{ep.method} {ep.path}: no schema for parameter {name!r}")
 
 
 check_error_lists()
+
+
+def error_codes(ep: Endpoint) -> dict[int, list[str]]:
+    """Every error code ``ep`` can answer, by HTTP status: its own codes, the
+    body's (when it has one), the store's (as it uses it), ``rate/limited``
+    (every route spends a budget) and ``server/error``."""
+    codes = dict.fromkeys((*ep.errors, *(_BODY_CODES if ep.body else ()),
+                           *_STORE_CODES[ep.store], "rate/limited", "server/error"))
+    by_status: dict[int, list[str]] = {}
+    for code in codes:
+        statuses = REGISTRY[code].statuses
+        if code == "request/invalid" and ep.body is None:
+            statuses = frozenset({REGISTRY[code].status})  # 422: a body off its schema
+        for status in sorted(statuses):
+            by_status.setdefault(status, []).append(code)
+    return dict(sorted(by_status.items()))
+
+
+def _error_response(status: int, codes: list[str]) -> dict[str, Any]:
+    answer: dict[str, Any] = {
+        "description": "error: " + ", ".join(f"`{c}`" for c in codes),
+        "content": {"application/json": {"schema": {"$ref": _REF.format(
+            model="ErrorBody")}}}}
+    if any(c in _RETRY_AFTER for c in codes):
+        answer["headers"] = {"Retry-After": {
+            "$ref": "#/components/headers/RetryAfter" if status == 429
+            else "#/components/headers/RetryAfterOptional"}}
+    return answer
+
+
+def _bearer(expr: str) -> str:
+    return "Bearer {" + expr + "}"
+
+
+_LINKS: dict[str, dict[str, dict[str, Any]]] = {
+    "createRoom": {
+        op: {"operationId": op, "parameters": {
+            "path.room": "$response.body#/room/id",
+            **({"header.Authorization": _bearer("$response.body#/host_token")}
+               if op in ("startRoom", "closeRoom", "getRoom") else {})}}
+        for op in ("getRoom", "joinRoom", "startRoom", "closeRoom", "getStandings")},
+    "joinRoom": {
+        op: {"operationId": op, "parameters": {
+            "path.room": "$request.path.room", "path.racer": "$response.body#/racer/id",
+            "header.Authorization": _bearer("$response.body#/token")}}
+        for op in ("setReady", "submitMove", "resign", "getHint", "getGame", "getReplay",
+                   "leaveRoom")},
+}
+"""OpenAPI links (stateful testing, client generators): a new room's id and host
+token lead to its host's operations, a new racer's id and token to theirs."""
+
+
+def _operation(ep: Endpoint) -> dict[str, Any]:
+    op: dict[str, Any] = {"summary": ep.summary, "operationId": ep.operation_id,
+                          "responses": {}}
+    params = [{"name": name, "in": "path", "required": True,
+               "description": _PARAMS[name][0], "schema": _PARAMS[name][1]}
+              for name in re.findall(r"{(\w+)}", ep.path)]
+    params += [{"name": name, "in": "query", "required": False,
+                "description": _PARAMS[name][0], "schema": _PARAMS[name][1]}
+               for name in ep.query]
+    if params:
+        op["parameters"] = params
+    if ep.auth == "optional":
+        op["security"] = [{"bearer": []}, {}]
+        op["description"] = ("Authorization: Bearer <racer or host token> (optional): what "
+                             "it shows depends on who asks (docs/protocol.md, "
+                             "\"Fair play\").")
+    elif ep.auth:
+        op["security"] = [{"bearer": []}]
+        op["description"] = f"Authorization: Bearer <{ep.auth} token>."
+    if ep.body is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {
+            "schema": {"$ref": _REF.format(model=ep.body.__name__)}}}}
+    ok: dict[str, Any] = {"description": "success"}
+    if ep.answer is not None:
+        ok["content"] = {"application/json": {
+            "schema": {"$ref": _REF.format(model=ep.answer.__name__)}}}
+    if ep.operation_id in _LINKS:
+        ok["links"] = _LINKS[ep.operation_id]
+    op["responses"][str(ep.status)] = ok
+    for status, codes in error_codes(ep).items():
+        op["responses"][str(status)] = _error_response(status, codes)
+    return op
 
 
 @cache
@@ -50,55 +166,28 @@ def openapi() -> dict[str, Any]:
     models: set[type[BaseModel]] = {ErrorBody}
     for ep in _ALL:
         models.update(m for m in (ep.body, ep.answer) if m is not None)
-    refs, defs = models_json_schema(
+    _, defs = models_json_schema(
         [(m, "validation" if any(ep.body is m for ep in _ALL) else "serialization")
          for m in sorted(models, key=lambda m: m.__name__)],
         ref_template=_REF)
-    schemas = defs.get("$defs", {})
     paths: dict[str, Any] = {}
     for ep in _ALL:
-        op: dict[str, Any] = {"summary": ep.summary, "operationId": ep.handler.__name__,
-                              "responses": {}}
-        params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"},
-                   "description": _PARAMS.get(name, name)}
-                  for name in re.findall(r"{(\w+)}", ep.path)]
-        if params:
-            op["parameters"] = params
-        if ep.auth == "optional":
-            op["security"] = [{"bearer": []}, {}]
-            op["description"] = ("Authorization: Bearer <racer or host token> (optional): what "
-                                 "it shows depends on who asks (docs/protocol.md, "
-                                 "\"Fair play\").")
-        elif ep.auth:
-            op["security"] = [{"bearer": []}]
-            op["description"] = f"Authorization: Bearer <{ep.auth} token>."
-        if ep.body is not None:
-            op["requestBody"] = {"required": True, "content": {"application/json": {
-                "schema": {"$ref": _REF.format(model=ep.body.__name__)}}}}
-        ok: dict[str, Any] = {"description": "success"}
-        if ep.answer is not None:
-            ok["content"] = {"application/json": {
-                "schema": {"$ref": _REF.format(model=ep.answer.__name__)}}}
-        op["responses"][str(ep.status)] = ok
-        by_status: dict[int, list[str]] = {}
-        for code in ep.errors:
-            for status in sorted(REGISTRY[code].statuses):
-                by_status.setdefault(status, []).append(code)
-        for status, codes in sorted(by_status.items()):
-            op["responses"][str(status)] = {
-                "description": "error: " + ", ".join(f"`{c}`" for c in codes),
-                "content": {"application/json": {"schema": {"$ref": _REF.format(
-                    model="ErrorBody")}}}}
-        paths.setdefault(PREFIX + ep.path, {})[ep.method.lower()] = op
-    del refs
+        paths.setdefault(PREFIX + ep.path, {})[ep.method.lower()] = _operation(ep)
+    retry_after = {"description": "whole seconds to wait before trying again (RFC 9110)",
+                   "schema": {"type": "integer", "minimum": 1}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "La Belle Lucie race service", "version": "1",
                  "description": "See docs/protocol.md for the WebSocket protocol; its "
-                 "message schemas are at /api/v1/schemas/ws.json."},
+                 "message schemas are at /api/v1/schemas/ws.json. Every `GET` also "
+                 "answers `HEAD`; a method a path does not take is answered 405 "
+                 "`request/method_not_allowed` with `Allow`."},
         "paths": paths,
-        "components": {"schemas": schemas, "securitySchemes": {
-            "bearer": {"type": "http", "scheme": "bearer"}}},
+        "components": {
+            "schemas": defs.get("$defs", {}),
+            "headers": {"RetryAfter": {**retry_after, "required": True},
+                        "RetryAfterOptional": retry_after},
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -62,6 +62,14 @@ class Endpoint:
     errors: tuple[str, ...] = ()
     budget: Budget = "read"
     """The per-address budget the route spends (``server.api.admission``)."""
+    operation_id: str = ""
+    """The OpenAPI ``operationId``: unique, stable (clients generate method names
+    from it), camelCase. Required: :func:`server.api.openapi.check_endpoints`."""
+    query: tuple[str, ...] = ()
+    """Query parameters the route reads (their schemas: ``server.api.openapi``)."""
+    store: Literal["none", "read", "write"] = "write"
+    """What the route does with the store: ``read`` may answer 503
+    ``store/unavailable``, ``write`` also ``store/busy``; ``none`` neither."""
 
 
 def bearer_token(request_headers: Any) -> str | None:
@@ -247,35 +255,45 @@ _RACER_AUTH = ("auth/missing", "room/not_found", "racer/not_found", "auth/invali
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("POST", "/rooms", "Create a room", create_room, CreateRoom, CreatedRoom, 201,
-             errors=("request/invalid", "rate/limited", "server/full"), budget="create"),
-    Endpoint("GET", "/rooms", "Public rooms waiting for racers", list_rooms, None, RoomList),
+             errors=("request/invalid", "rate/limited", "server/full"), budget="create",
+             operation_id="createRoom"),
+    Endpoint("GET", "/rooms", "Public rooms waiting for racers", list_rooms, None, RoomList,
+             operation_id="listRooms", store="read"),
     Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, auth="optional",
-             errors=(*_ROOM, "auth/invalid_token")),
+             errors=(*_ROOM, "auth/invalid_token"), operation_id="getRoom", store="read"),
     Endpoint("POST", "/rooms/{room}/start", "Host starts the countdown", start, None, RoomView,
              auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token",
-                                  "room/over", "room/no_racers")),
+                                  "room/over", "room/no_racers"),
+             operation_id="startRoom"),
     Endpoint("POST", "/rooms/{room}/close", "Host closes the room", close, None, RoomView,
-             auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token", "room/over")),
+             auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token", "room/over"),
+             operation_id="closeRoom"),
     Endpoint("POST", "/rooms/{room}/racers", "Join with a display name", join, JoinRoom,
              Joined, 201, errors=(*_ROOM, "request/invalid", "room/not_waiting", "room/full",
-                                  "racer/name_taken", "rate/limited"), budget="join"),
+                                  "racer/name_taken", "rate/limited"), budget="join",
+             operation_id="joinRoom"),
     Endpoint("DELETE", "/rooms/{room}/racers/{racer}", "Leave (racer) or kick (host)", leave,
-             None, None, 204, auth="racer or host", errors=(*_RACER_AUTH, "room/over")),
+             None, None, 204, auth="racer or host", errors=(*_RACER_AUTH, "room/over"),
+             operation_id="leaveRoom"),
     Endpoint("POST", "/rooms/{room}/racers/{racer}/ready", "Set ready", ready, ReadyBody,
-             RacerView, auth="racer", errors=(*_RACER_AUTH, "room/not_waiting")),
+             RacerView, auth="racer", errors=(*_RACER_AUTH, "room/not_waiting"),
+             operation_id="setReady"),
     Endpoint("GET", "/rooms/{room}/racers/{racer}/game", "A racer's full game state", game,
-             None, GameView, auth="optional", errors=_HIDDEN),
+             None, GameView, auth="optional", errors=_HIDDEN, operation_id="getGame",
+             store="read"),
     Endpoint("POST", "/rooms/{room}/racers/{racer}/moves", "Submit a move", move, MoveBody,
              Ack, auth="racer",
              errors=(*_RACER_AUTH, "room/not_racing", "room/over", "racer/finished",
-                     "move/stale_version", "move/invalid", "move/illegal")),
+                     "move/stale_version", "move/invalid", "move/illegal"),
+             operation_id="submitMove"),
     Endpoint("POST", "/rooms/{room}/racers/{racer}/resign", "Concede", resign, None,
              RacerView, auth="racer", errors=(*_RACER_AUTH, "room/not_racing", "room/over",
-                                              "racer/finished")),
+                                              "racer/finished"),
+             operation_id="resign"),
     Endpoint("GET", "/rooms/{room}/standings", "Ranked standings", standings, None, Standings,
-             errors=_ROOM),
+             errors=_ROOM, operation_id="getStandings", store="read"),
     Endpoint("GET", "/rooms/{room}/racers/{racer}/replay", "A racer's move log", replay, None,
-             Replay, auth="optional", errors=_HIDDEN),
+             Replay, auth="optional", errors=_HIDDEN, operation_id="getReplay", store="read"),
 )
 """Every REST route, in documentation order."""
 
@@ -294,7 +312,10 @@ def routes() -> list[Route]:
     out = []
     for path, methods in by_path.items():
         async def dispatch(request: Request, _m: dict[str, Any] = methods) -> Response:
-            response: Response = await _m[request.method](request)
+            # Starlette's Route answers HEAD wherever GET is allowed (RFC 9110
+            # 9.3.2): the GET handler's answer, its body dropped by the server
+            method = "GET" if request.method == "HEAD" else request.method
+            response: Response = await _m[method](request)
             return response
         out.append(Route(PREFIX + path, dispatch, methods=list(methods)))
     # the room socket's path answers plain HTTP too (the WebSocket route only

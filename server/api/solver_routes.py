@@ -51,7 +51,8 @@ SOLVER_ENDPOINTS: tuple[Endpoint, ...] = (
              auth="racer",
              errors=("auth/missing", "room/not_found", "racer/not_found",
                      "auth/invalid_token", "auth/forbidden", "room/not_racing", "room/over",
-                     "racer/finished", "room/hints_off", "solver/busy")),
+                     "racer/finished", "room/hints_off", "solver/busy"),
+             operation_id="getHint", store="read"),
 )
 """The solver's REST routes."""
 
