@@ -38,13 +38,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked ``chaos`` are skipped unless ``--chaos`` is given."""
+    """Tests marked ``chaos`` (long soak variants) are left out — deselected, not
+    skipped: ``make test`` runs every test it lists — unless ``--chaos`` is given
+    (``make chaos``)."""
     if config.getoption("--chaos"):
         return
-    skip = pytest.mark.skip(reason="a soak variant: run with --chaos (make chaos)")
-    for item in items:
-        if "chaos" in item.keywords:
-            item.add_marker(skip)
+    soak = [item for item in items if "chaos" in item.keywords]
+    if soak:
+        config.hook.pytest_deselected(items=soak)
+        items[:] = [item for item in items if "chaos" not in item.keywords]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
