@@ -1,5 +1,9 @@
 """Room sockets opened and closed by the thousand leave nothing behind.
 
+This case found a leak (fixed): room feeds that ``Hub.detach`` cancelled
+kept their Redis subscription, because ``asyncio.wait_for`` on Python 3.11
+can swallow a cancellation (CPython gh-86296) inside redis-py's send.
+
 Public report: encode/broadcaster #55 — subscriptions of closed WebSockets
 left behind in the pub/sub layer, growing without bound. Here one real
 ``lucie-server`` per store (memory, and Redis with its own key prefix) gets
@@ -104,19 +108,8 @@ async def _churn(store: str, sockets: int, rounds: int) -> None:
             await api.aclose()
 
 
-LEAK = pytest.mark.xfail(strict=False, reason=(
-    "server bug found by this test, open: after 1,000 sockets over 50 rooms, 1-7 room "
-    "channels stay subscribed. Traced so far: joins and leaves of the follower balance "
-    "per subscription generator, but a room feed task that Hub.detach cancelled keeps "
-    "running, its subscription still in the follower, until the server shuts down; "
-    "the cancellation is lost somewhere inside the Redis event subscription "
-    "(server/store/redis_events.py subscribe, or what it awaits); docs/reliability.md"))
-"""The Redis variant fails most runs (a leak in server/store/redis_fanout.py);
-not strict: some runs leave nothing."""
-
-
 @pytest.mark.parametrize("store", ["memory",
-                                   pytest.param("redis", marks=[pytest.mark.redis, LEAK])])
+                                   pytest.param("redis", marks=pytest.mark.redis)])
 async def test_thousand_sockets_leave_no_channel_and_no_growth(store: str) -> None:
     await _churn(store, 1000, 2)
 
@@ -124,6 +117,6 @@ async def test_thousand_sockets_leave_no_channel_and_no_growth(store: str) -> No
 @pytest.mark.chaos
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("store", ["memory",
-                                   pytest.param("redis", marks=[pytest.mark.redis, LEAK])])
+                                   pytest.param("redis", marks=pytest.mark.redis)])
 async def test_soak_ten_thousand_sockets_a_round(store: str) -> None:
     await _churn(store, 10_000, 3)
