@@ -26,7 +26,7 @@ import redis as syncredis
 from websockets.asyncio.client import ClientConnection
 
 from tests.e2e.wire import Api, open_socket, recv, recv_until
-from tests.faults.parts import PrivateRedis
+from tests.faults.parts import PrivateRedis, pubsub_channels
 from tests.redis.cluster import REDIS_URL, Cluster
 
 from .latency import LatencyProxy
@@ -67,14 +67,6 @@ def _subscribed(url: str, prefix: str) -> list[dict[str, Any]]:
         return [c for c in admin.client_list()
                 if c.get("name") == f"lucie-server:{prefix}"
                 and int(c["sub"]) + int(c["psub"]) > 0]
-    finally:
-        admin.close()
-
-
-def _channels(url: str, prefix: str) -> list[bytes]:
-    admin = syncredis.Redis.from_url(url)
-    try:
-        return list(admin.pubsub_channels(f"{prefix}*"))
     finally:
         admin.close()
 
@@ -126,10 +118,10 @@ async def _burst(url: str, redis_url: str, prefix: str,
             during = _pubsub_clients(redis_url, prefix)
         # every socket is closed: the channels go
         deadline = time.monotonic() + 5
-        while _channels(redis_url, prefix) and time.monotonic() < deadline:
+        while pubsub_channels(redis_url, prefix) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         await asyncio.sleep(0.5)  # nothing comes back
-        channels_after = len(_channels(redis_url, prefix))
+        channels_after = len(pubsub_channels(redis_url, prefix))
         subscribed_after = _subscribed(redis_url, prefix)
         # and the one connection stays: a new socket is followed on it
         async with open_socket(url, rooms[0]) as ws:
