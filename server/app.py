@@ -141,7 +141,11 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         log_level=settings.log_level, ws_max_size=settings.ws_frame_limit,
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
         ws=ws_protocol_class(settings.ws_impl), http=UpgradeHttpToolsProtocol,
-        ws_per_message_deflate=settings.ws_compression, proxy_headers=False,
+        ws_per_message_deflate=settings.ws_compression,
+        # X-Forwarded-For names the client only behind a trusted load balancer
+        # (LUCIE_TRUSTED_PROXIES): per-client limits then key on the real client
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=settings.trusted_proxies or None,
         timeout_keep_alive=settings.keep_alive_s,
         server_header=False,
     )

@@ -31,6 +31,9 @@ variable                    default   meaning
 ``LUCIE_SPECTATORS_PER_ROOM`` 500     spectator sockets per room in this process
 ``LUCIE_MAX_SOCKETS``       20000     room WebSockets in this process; above: 503
                                       ``server/full`` (running races go on)
+``LUCIE_TRUSTED_PROXIES``   unset     addresses or networks (comma-separated) of load balancers
+                                      whose ``X-Forwarded-For`` names the client (the key of
+                                      the per-client limits); unset: the TCP peer is the client
 ``LUCIE_KEEP_ALIVE_S``      75        seconds an idle HTTP keep-alive connection stays open
                                       (longer than the usual proxy's 60 s: see below)
 ``LUCIE_PING_INTERVAL``     20        seconds between WebSocket pings (dead peers)
@@ -60,6 +63,7 @@ start request that way on a slow machine.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -92,6 +96,7 @@ class Settings:
     sockets_per_address: int = 256
     spectators_per_room: int = 500
     max_sockets: int = 20_000
+    trusted_proxies: str = ""
     keep_alive_s: int = 75
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
@@ -156,6 +161,12 @@ class Settings:
         if min(self.ws_rate, self.http_rate, self.create_per_min, self.join_per_min,
                self.upload_per_min) <= 0:
             raise ValueError("rates must be positive")
+        for part in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
+            try:
+                ipaddress.ip_network(part, strict=False)
+            except ValueError:
+                raise ValueError(f"trusted_proxies: {part!r} is not an address or a network"
+                                 ) from None
         if self.keep_alive_s <= 0:
             raise ValueError("keep_alive_s must be positive")
         if self.gc_freeze_s < 0 or self.gc_full_s < 0 or self.gc_gen0 < 0:

@@ -177,3 +177,32 @@ async def test_past_the_room_ceiling_creation_waits_with_server_full(
         r = await http.post("/rooms", json={})
         assert r.status_code == 503 and r.json()["error"]["code"] == "server/full"
         assert int(r.headers["Retry-After"]) >= 1
+
+
+async def test_behind_a_trusted_balancer_limits_key_on_the_forwarded_client(
+        server_factory: Any) -> None:
+    """Behind HAProxy every client comes from the balancer's address: without
+    ``X-Forwarded-For`` from a trusted proxy, one user's flood would throttle
+    everyone (issue 22). Header values are documentation addresses only."""
+    url = server_factory(**DEFAULTS, LUCIE_TRUSTED_PROXIES="127.0.4.1")
+
+    async def creations(source: str, forwarded: str) -> list[int]:
+        async with _http(url, source) as http:
+            return [(await http.post("/rooms", json={"visibility": "private"},
+                                     headers={"X-Forwarded-For": forwarded})).status_code
+                    for _ in range(14)]
+
+    flooder = await creations("127.0.4.1", "203.0.113.7")
+    assert flooder.count(201) <= 12 and flooder[-1] == 429
+    assert (await creations("127.0.4.1", "203.0.113.8"))[0] == 201  # another client
+    # from an untrusted peer the header is ignored: spoofing it buys nothing
+    spoofed = [await creations("127.0.4.2", f"198.51.100.{i}") for i in range(2)]
+    assert sum(r.count(201) for r in spoofed) <= 12
+    # sockets too: the forwarded client is who the per-address cap counts
+    async with _http(url, "127.0.4.1") as http:
+        room = (await http.post("/rooms", json={}, headers={
+            "X-Forwarded-For": "203.0.113.9"})).json()["room"]["id"]
+    ws_url = url.replace("http", "ws", 1) + f"/api/v1/rooms/{room}/ws"
+    async with connect(ws_url, additional_headers={"X-Forwarded-For": "203.0.113.9"},
+                       local_addr=("127.0.4.1", 0), open_timeout=10) as ws:
+        assert await ws.recv()
