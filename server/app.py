@@ -37,7 +37,7 @@ from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.http_protocol import UpgradeHttpToolsProtocol
 from server.runtime.limits import ensure_open_files
 from server.runtime.redact import install as install_redaction
-from server.runtime.settings import Settings
+from server.runtime.settings import Settings, SettingsError
 from server.runtime.ws_protocol import ws_protocol_class
 from server.store import open_store
 
@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = open_store(settings.redis_url)
+        store = open_store(settings.redis_url, default_prefix=settings.redis_prefix)
         authority = RaceAuthority(store, RaceConfig(
             ended_ttl_ms=settings.ended_ttl_s * 1000,
             waiting_ttl_ms=settings.waiting_ttl_s * 1000))
@@ -98,7 +98,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings = settings
         app.state.admission = Admission(settings)
-        close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url)
+        close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url,
+                                              settings.redis_prefix)
         close_solver = await attach_solver(authority)
         ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
         collector = asyncio.create_task(
@@ -152,20 +153,35 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``lucie-server [--host H] [--port P] [--redis-url URL]``: run uvicorn."""
+    """``lucie-server [--host H] [--port P] [--redis-url URL] [--log-level L]
+    [--print-settings]``: run uvicorn (docs/settings.md).
+
+    :returns: the exit code: 0, 2 for settings that cannot be used (one line on
+        stderr naming the variable), 3 when the server could not start.
+    """
     parser = argparse.ArgumentParser(prog="lucie-server",
                                      description="La Belle Lucie race server.")
     parser.add_argument("--host", help="bind address (LUCIE_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (LUCIE_PORT, default 8000)")
     parser.add_argument("--redis-url", help="redis://… (REDIS_URL); default: in-memory store")
     parser.add_argument("--log-level", help="uvicorn log level (LUCIE_LOG_LEVEL)")
+    parser.add_argument("--print-settings", action="store_true",
+                        help="print the settings in effect as NAME=value lines (secrets "
+                             "redacted) and exit")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env(host=args.host, port=args.port,
                                      redis_url=args.redis_url, log_level=args.log_level)
-        open_store(settings.redis_url)  # fail early on a bad URL
-    except ValueError as exc:
+    except SettingsError as exc:
         print(f"lucie-server: {exc}", file=sys.stderr)
+        return 2
+    if args.print_settings:
+        print("\n".join(settings.env_lines()))
+        return 0
+    try:
+        open_store(settings.redis_url, default_prefix=settings.redis_prefix)  # a bad URL
+    except ValueError as exc:
+        print(f"lucie-server: REDIS_URL: {exc}", file=sys.stderr)
         return 2
     too_low = ensure_open_files()
     if too_low:

@@ -79,14 +79,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def server_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment of a test server: this one without a store URL (the
+    memory store unless ``env`` names one) and without a ``.env`` file (a
+    developer's ``./.env`` stays out of the tests), then :data:`TEST_LIMITS`
+    and ``env``."""
+    inherited = {k: v for k, v in os.environ.items()
+                 if k.upper() not in ("REDIS_URL", "LUCIE_REDIS_URL")}
+    return {**TEST_LIMITS, **inherited, "LUCIE_ENV_FILE": os.devnull, **env}
+
+
 def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
     """Start ``lucie-server`` on a free port with extra ``env``; wait for /healthz.
 
     :returns: the process and its base URL.
     """
     port = free_port()
-    full_env = {**TEST_LIMITS, **{k: v for k, v in os.environ.items() if k != "REDIS_URL"}}
-    full_env.update(env)
+    full_env = server_env(env)
     level = [] if "LUCIE_LOG_LEVEL" in env else ["--log-level", "warning"]
     log_path.parent.mkdir(parents=True, exist_ok=True)  # another session may have swept it
     with log_path.open("wb") as log:

@@ -13,10 +13,12 @@ from .leaderboard_store import LeaderboardStore
 __all__ = ["open_leaderboard_store"]
 
 
-def open_leaderboard_store(url: str | None, *, prefix: str | None = None) -> LeaderboardStore:
+def open_leaderboard_store(url: str | None, *, prefix: str | None = None,
+                           default_prefix: str = "lucie:") -> LeaderboardStore:
     """The leaderboard store for ``url``: ``None``/``""``/``memory://`` → memory,
     ``redis://…`` / ``rediss://…`` / ``unix://…`` → Redis (keys start with ``prefix``;
-    default: the room store's, see :func:`server.runtime.redis_url.split_url`).
+    default: the room store's — the URL's ``?prefix=``, else ``default_prefix``,
+    the ``redis_prefix`` setting; see :func:`server.runtime.redis_url.split_url`).
 
     :raises ValueError: unknown scheme.
     """
@@ -24,7 +26,7 @@ def open_leaderboard_store(url: str | None, *, prefix: str | None = None) -> Lea
     if scheme == "memory":
         return MemoryLeaderboardStore()
     if scheme in ("redis", "rediss", "unix"):
-        bare, url_prefix, _ = split_url(str(url))
+        bare, url_prefix, _ = split_url(str(url), default_prefix)
         return RedisLeaderboardStore.from_url(
             bare, prefix=url_prefix if prefix is None else prefix)
     raise ValueError(f"unknown leaderboard URL scheme {scheme!r}; use memory:// or redis://")

@@ -16,7 +16,6 @@ member at once keep the better one, and a board never outgrows its cap.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Awaitable
 from typing import Any, Final, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -60,20 +59,27 @@ class RedisLeaderboardStore(LeaderboardStore):
         self._submit = client.register_script(_SUBMIT)
 
     @classmethod
-    def from_url(cls, url: str, *, prefix: str | None = None) -> RedisLeaderboardStore:
+    def from_url(cls, url: str, *, prefix: str | None = None,
+                 default_prefix: str = "lucie:") -> RedisLeaderboardStore:
         """A store on a new client for ``url``, read as the room store reads it
-        (:mod:`server.store.redis`): ``redis://host:port/db?prefix=lucie:``; the
-        prefix defaults to ``$LUCIE_REDIS_PREFIX`` or ``lucie:``; ``retention`` is
-        the room store's and ignored here."""
+        (:mod:`server.store.redis`): ``redis://host:port/db?prefix=lucie:``; keys
+        start with ``prefix`` if given, else the URL's, else ``default_prefix``
+        (the ``redis_prefix`` setting); ``retention`` is the room store's and
+        ignored here."""
         parts = urlsplit(url)
         options = dict(parse_qsl(parts.query))
         given = options.pop("prefix", None)
         options.pop("retention", None)
         if prefix is None:
-            prefix = given or os.environ.get("LUCIE_REDIS_PREFIX") or "lucie:"
+            prefix = given or default_prefix
         bare = urlunsplit(parts._replace(query=urlencode(options)))
         return cls(aioredis.Redis.from_url(bare, socket_timeout=5, socket_connect_timeout=5),
                    prefix=prefix)
+
+    @property
+    def prefix(self) -> str:
+        """The key prefix every key of this store starts with."""
+        return self._prefix
 
     def _keys(self, board: str) -> list[str]:
         base = f"{self._prefix}{{lb:{board}}}"

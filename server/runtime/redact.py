@@ -1,4 +1,5 @@
-"""Keep secrets out of the logs: a logging filter that redacts bearer tokens.
+"""Keep secrets out of the logs: a logging filter that redacts bearer tokens
+and URL passwords (:func:`redact`; ``lucie-server --print-settings`` uses it too).
 
 Tokens never travel in URLs, so access logs are clean by construction; but
 at debug level the WebSocket library logs request headers
@@ -22,6 +23,8 @@ _PATTERNS: Final = (
      r"\1[redacted]"),
     (re.compile(r"(?i)([\"']?(?:host_)?token[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9_\-]{8,}"),
      r"\1[redacted]"),
+    # the password of a URL's userinfo: redis://user:secret@host → redis://user:[redacted]@host
+    (re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/@:]*:)[^\s/]+@"), r"\1[redacted]@"),
 )
 
 
@@ -30,14 +33,15 @@ _QUERY_PARAM: Final = re.compile(r"([?&;])([^=&;\s\"']{1,64})=([^&;\s\"']+)")
 
 def _redact_param(m: re.Match[str]) -> str:
     name = unquote(m.group(2)).lower()
-    if name.endswith("token") or name in ("authorization", "secret"):
+    if name.endswith("token") or name in ("authorization", "secret", "password"):
         return f"{m.group(1)}{m.group(2)}=[redacted]"
     return m.group(0)
 
 
 def redact(text: str) -> str:
-    """``text`` with bearer tokens, ``"token": "…"`` values and URL query
-    parameters named like a token (percent-encoded names included) replaced."""
+    """``text`` with bearer tokens, ``"token": "…"`` values, URL passwords
+    (``scheme://user:password@``, ``?password=``) and URL query parameters
+    named like a token (percent-encoded names included) replaced."""
     for pattern, repl in _PATTERNS:
         text = pattern.sub(repl, text)
     return _QUERY_PARAM.sub(_redact_param, text)

@@ -2,28 +2,28 @@
 
 Our own query options (``prefix``, ``retention``, ``batch``) are taken out of
 the URL; the rest is redis-py's (``socket_timeout`` …). ``prefix`` defaults to
-``LUCIE_REDIS_PREFIX``, else ``lucie:``. Used by the live store
+the ``redis_prefix`` setting (``LUCIE_REDIS_PREFIX``, ``lucie:``), which the
+caller passes on. Used by the live store
 (:mod:`server.store.redis`) and the leaderboard store
 (:mod:`server.records.leaderboard_redis`) alike.
 """
 
 from __future__ import annotations
 
-import os
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 __all__ = ["int_option", "own_options", "split_url"]
 
 
-def split_url(url: str) -> tuple[str, str, int]:
+def split_url(url: str, default_prefix: str = "lucie:") -> tuple[str, str, int]:
     """``(redis-py URL, key prefix, event retention)`` of a store URL: our own
     query options (``prefix``, ``retention``, ``batch``) taken out (module
-    docstring).
+    docstring); the prefix is ``default_prefix`` where the URL names none.
 
     :raises ValueError: a malformed ``retention``.
     """
     bare, options = own_options(url)
-    prefix = options.get("prefix") or os.environ.get("LUCIE_REDIS_PREFIX") or "lucie:"
+    prefix = options.get("prefix") or default_prefix
     return bare, prefix, int_option(options, "retention", 1000)
 
 

@@ -1,56 +1,14 @@
-"""Server settings from the environment (and ``lucie-server`` flags).
+"""Server settings: one ``pydantic-settings`` model, :class:`Settings`.
 
 Every setting has a default, so the server runs with no configuration on
-the embedded memory store. Environment variables (``LUCIE_`` prefix except
-``REDIS_URL``):
-
-==========================  ========  ==================================================
-variable                    default   meaning
-==========================  ========  ==================================================
-``REDIS_URL``               unset     ``redis://…`` for shared state; unset: memory store
-``LUCIE_HOST``              127.0.0.1 bind address
-``LUCIE_PORT``              8000      port
-``LUCIE_MAX_BODY``          16384     largest HTTP request body, bytes (413 above)
-``LUCIE_MAX_MESSAGE``       16384     largest WebSocket message, bytes (close 1009)
-``LUCIE_SEND_QUEUE``        256       messages queued per socket before it is
-                                      closed as too slow (4000)
-``LUCIE_WS_RATE``           200       WebSocket messages per second per connection
-``LUCIE_WS_BURST``          400       … and burst; above: close 1008
-``LUCIE_HTTP_RATE``         2000      HTTP requests per second per client address
-``LUCIE_HTTP_BURST``        4000      … and burst; above: 429 ``rate/limited``
-``LUCIE_CREATE_PER_MIN``    20        rooms and ghost rooms created per minute per address
-``LUCIE_CREATE_BURST``      10        … and burst; above: 429 ``rate/limited`` + Retry-After
-``LUCIE_JOIN_PER_MIN``      120       joins per minute per address (a class behind one
-``LUCIE_JOIN_BURST``        60        school address still joins one room at once)
-``LUCIE_UPLOAD_PER_MIN``    60        replay checks and comparisons per minute per address
-``LUCIE_UPLOAD_BURST``      20        … and burst
-``LUCIE_WAITING_ROOMS_PER_ADDRESS`` 50 rooms one address may have waiting (not started) here
-``LUCIE_MAX_ROOMS``         20000     rooms created here in the last LUCIE_WAITING_TTL_S;
-                                      above: 503 ``server/full`` (running races go on)
-``LUCIE_SOCKETS_PER_ADDRESS`` 256     room WebSockets open at once per client address
-``LUCIE_SPECTATORS_PER_ROOM`` 500     spectator sockets per room in this process
-``LUCIE_MAX_SOCKETS``       20000     room WebSockets in this process; above: 503
-                                      ``server/full`` (running races go on)
-``LUCIE_TRUSTED_PROXIES``   unset     addresses or networks (comma-separated) of load balancers
-                                      whose ``X-Forwarded-For`` names the client (the key of
-                                      the per-client limits); unset: the TCP peer is the client
-``LUCIE_KEEP_ALIVE_S``      75        seconds an idle HTTP keep-alive connection stays open
-                                      (longer than the usual proxy's 60 s: see below)
-``LUCIE_PING_INTERVAL``     20        seconds between WebSocket pings (dead peers)
-``LUCIE_PING_TIMEOUT``      20        seconds to wait for a pong before closing
-``LUCIE_WS_COMPRESSION``    0         1: offer permessage-deflate (costs CPU per message)
-``LUCIE_WS_IMPL``           auto      uvicorn WebSocket implementation (auto, websockets,
-                                      websockets-sansio, wsproto; server.runtime.ws_protocol)
-``LUCIE_TICK_MS``           250       room timer sweep period, ms
-``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
-``LUCIE_WAITING_TTL_S``     1800      rooms that never start vanish after this
-``LUCIE_LOG_LEVEL``         info      uvicorn log level
-``LUCIE_GC_FREEZE_S``       1         seconds between ``gc.freeze()`` of survivors
-                                      (``server/gcpolicy.py``); 0: CPython's default GC
-``LUCIE_GC_GEN0``           10000     the youngest generation's collection threshold
-                                      under that policy (0: CPython's, 700)
-``LUCIE_GC_FULL_S``         600       seconds between full collections (cycles)
-==========================  ========  ==================================================
+the embedded memory store. Where a value comes from, highest first:
+``lucie-server`` flags, the environment (``LUCIE_<NAME>``; the store URL also
+as ``REDIS_URL``), a ``.env`` file (``./.env``, or the file
+``LUCIE_ENV_FILE`` names), the default. The table of every variable, its
+type, default, unit and range is ``docs/settings.md``, generated from the
+field descriptions below by ``python -m server.runtime.settings_doc``
+(``tests/api/test_settings.py`` fails when it is stale);
+``lucie-server --print-settings`` shows the values in effect.
 
 The keep-alive time is uvicorn's ``timeout_keep_alive`` (its default is 5 s).
 A client that sends on an idle connection just as the server closes it gets
@@ -66,49 +24,161 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-__all__ = ["Settings"]
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from .redact import redact
+
+__all__ = ["ENV_FILE_VARIABLE", "Settings", "SettingsError", "env_name"]
+
+ENV_FILE_VARIABLE = "LUCIE_ENV_FILE"
+"""Names the ``.env`` file to read instead of ``./.env`` (it must exist)."""
+
+_REDIS_URL_NAMES = ("LUCIE_REDIS_URL", "REDIS_URL")
+"""The store URL's variables, the first set one wins."""
+
+_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("lucie_settings_environ",
+                                                           default=None)
+"""The environment :meth:`Settings.from_env` is reading (unset: init values only)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """Validated server settings (see the module docstring)."""
+class SettingsError(ValueError):
+    """Settings that cannot be used; the message names each variable, one line."""
 
-    redis_url: str | None = None
-    host: str = "127.0.0.1"
-    port: int = 8000
-    max_body: int = 16_384
-    max_message: int = 16_384
-    send_queue: int = 256
-    ws_rate: float = 200.0
-    ws_burst: int = 400
-    http_rate: float = 2000.0
-    http_burst: int = 4000
-    create_per_min: float = 20.0
-    create_burst: int = 10
-    join_per_min: float = 120.0
-    join_burst: int = 60
-    upload_per_min: float = 60.0
-    upload_burst: int = 20
-    waiting_rooms_per_address: int = 50
-    max_rooms: int = 20_000
-    sockets_per_address: int = 256
-    spectators_per_room: int = 500
-    max_sockets: int = 20_000
-    trusted_proxies: str = ""
-    keep_alive_s: int = 75
-    ping_interval: float = 20.0
-    ping_timeout: float = 20.0
-    ws_compression: bool = False
-    ws_impl: str = "auto"
-    tick_ms: int = 250
-    ended_ttl_s: int = 3600
-    waiting_ttl_s: int = 1800
-    log_level: str = "info"
-    gc_freeze_s: float = 1.0
-    gc_full_s: float = 600.0
-    gc_gen0: int = 10_000
+
+def _range(text: str) -> Any:
+    """The ``range`` column of docs/settings.md for a field with no numeric bounds."""
+    return {"range": text}
+
+
+class Settings(BaseSettings):
+    """Validated server settings (module docstring). ``Settings(**values)``
+    takes exactly ``values`` (and the defaults); :meth:`from_env` reads the
+    environment and the ``.env`` file. Frozen.
+
+    :raises pydantic.ValidationError: a value of the wrong type or range.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="LUCIE_", env_file=None, env_ignore_empty=True, extra="ignore",
+        frozen=True, populate_by_name=True)
+
+    redis_url: str | None = Field(
+        None, validation_alias=AliasChoices(*_REDIS_URL_NAMES),
+        description="`redis://[:password@]host:port/db?…` for shared state (the URL "
+                    "options: README, \"Scaling out\"); unset: the memory store of this "
+                    "process",
+        json_schema_extra=_range("`redis://`, `rediss://`, `unix://` or `memory://` URL"))
+    redis_prefix: str = Field(
+        "lucie:", min_length=1,
+        description="first characters of every Redis key, so deployments and test runs "
+                    "can share one Redis; a `?prefix=` in the store URL wins",
+        json_schema_extra=_range("non-empty"))
+    host: str = Field("127.0.0.1", description="bind address",
+                      json_schema_extra=_range("an address or a host name"))
+    port: int = Field(8000, ge=0, le=65535, description="port (0: one the system picks)")
+    max_body: int = Field(16_384, gt=0,
+                          description="largest HTTP request body, bytes (413 above)")
+    max_message: int = Field(16_384, gt=0,
+                             description="largest WebSocket message, bytes (close 1009)")
+    send_queue: int = Field(256, gt=0, description="messages queued per socket before it "
+                                                   "is closed as too slow (4000)")
+    ws_rate: float = Field(200.0, gt=0,
+                           description="WebSocket messages per second per connection")
+    ws_burst: int = Field(400, gt=0, description="… and burst, messages; above: close 1008")
+    http_rate: float = Field(2000.0, gt=0,
+                             description="HTTP requests per second per client address")
+    http_burst: int = Field(4000, gt=0,
+                            description="… and burst, requests; above: 429 `rate/limited`")
+    create_per_min: float = Field(20.0, gt=0, description="rooms and ghost rooms created "
+                                                          "per minute per client address")
+    create_burst: int = Field(10, gt=0, description="… and burst, rooms; above: 429 "
+                                                    "`rate/limited` with Retry-After")
+    join_per_min: float = Field(120.0, gt=0, description="joins per minute per client "
+                                                         "address")
+    join_burst: int = Field(60, gt=0, description="… and burst, joins (a class behind one "
+                                                  "school address still joins one room "
+                                                  "at once)")
+    upload_per_min: float = Field(60.0, gt=0, description="replay checks and comparisons "
+                                                          "per minute per client address")
+    upload_burst: int = Field(20, gt=0, description="… and burst, uploads")
+    waiting_rooms_per_address: int = Field(
+        50, gt=0, description="rooms one client address may have waiting (not started) here")
+    max_rooms: int = Field(20_000, gt=0, description="rooms created here in the last "
+                                                     "`LUCIE_WAITING_TTL_S`; above: 503 "
+                                                     "`server/full` (running races go on)")
+    sockets_per_address: int = Field(256, gt=0, description="room WebSockets open at once "
+                                                            "per client address")
+    spectators_per_room: int = Field(500, gt=0, description="spectator sockets per room in "
+                                                            "this process")
+    max_sockets: int = Field(20_000, gt=0, description="room WebSockets in this process; "
+                                                       "above: 503 `server/full` (running "
+                                                       "races go on)")
+    trusted_proxies: str = Field(
+        "", description="load balancers whose `X-Forwarded-For` names the client (the key "
+                        "of the per-client limits); unset: the TCP peer is the client",
+        json_schema_extra=_range("addresses or networks, comma-separated"))
+    keep_alive_s: int = Field(75, gt=0, description="seconds an idle HTTP keep-alive "
+                                                    "connection stays open (longer than the "
+                                                    "usual proxy's 60 s: see below)")
+    ping_interval: float = Field(20.0, gt=0, description="seconds between WebSocket pings "
+                                                   "(dead peers)")
+    ping_timeout: float = Field(20.0, gt=0, description="seconds to wait for a pong before "
+                                                  "closing")
+    ws_compression: bool = Field(False, description="offer permessage-deflate (costs CPU "
+                                                    "per message)")
+    ws_impl: Literal["auto", "websockets", "websockets-sansio", "wsproto"] = Field(
+        "auto", description="uvicorn WebSocket implementation "
+                            "(`server.runtime.ws_protocol`)")
+    tick_ms: int = Field(250, gt=0, description="room timer sweep period, ms")
+    ended_ttl_s: int = Field(3600, gt=0, description="seconds rooms stay after their race ends")
+    waiting_ttl_s: int = Field(1800, gt=0, description="seconds before rooms that never start "
+                                                 "vanish")
+    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
+        "info", description="uvicorn log level (any case)")
+    gc_freeze_s: float = Field(1.0, ge=0, description="seconds between `gc.freeze()` of "
+                                                      "survivors (`server/runtime/"
+                                                      "gcpolicy.py`); 0: CPython's default GC")
+    gc_full_s: float = Field(600.0, ge=0, description="seconds between full collections "
+                                                      "(cycles) under that policy")
+    gc_gen0: int = Field(10_000, ge=0, description="the youngest generation's collection "
+                                                   "threshold under that policy (0: "
+                                                   "CPython's, 700)")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _store_scheme(cls, value: str | None) -> str | None:
+        scheme = urlsplit(value).scheme if value else "memory"
+        if scheme not in ("redis", "rediss", "unix", "memory"):
+            raise ValueError(f"unknown scheme {scheme!r}: redis://, rediss://, unix:// "
+                             "or memory://")
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        for part in filter(None, (p.strip() for p in value.split(","))):
+            try:
+                ipaddress.ip_network(part, strict=False)
+            except ValueError:
+                raise ValueError(f"{part!r} is not an address or a network") from None
+        return value
 
     @property
     def ws_frame_limit(self) -> int:
@@ -118,56 +188,121 @@ class Settings:
         return max(4 * self.max_message, 1 << 20)
 
     @classmethod
+    def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Init values, then (inside :meth:`from_env` only) the environment, then
+        the ``.env`` file: the first that has a value wins."""
+        environ = _ENVIRON.get()
+        if environ is None:
+            return (init_settings,)
+        if environ is not os.environ:
+            env_settings = _MappingEnvSource(settings_cls, environ)
+        return tuple(_ByFieldName(s) for s in (init_settings, env_settings, dotenv_settings))
+
+    @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
-        """Settings from ``env`` (default ``os.environ``), then ``overrides``.
+        """Settings from ``env`` (default ``os.environ``) and its ``.env`` file, then
+        ``overrides`` (``None`` values ignored: a flag not given).
 
-        :raises ValueError: a value of the wrong type or range, naming the variable.
+        The ``.env`` file is ``LUCIE_ENV_FILE`` of ``env`` if set, else
+        ``./.env`` when reading ``os.environ``; a given ``env`` mapping stands
+        for the whole environment, so then no ``./.env`` is read (tests).
+
+        :raises SettingsError: a value of the wrong type or range, one line
+            naming each variable (``LUCIE_PORT=abc: …``); ``LUCIE_ENV_FILE``
+            naming no file.
+        :raises TypeError: an override that is not a setting.
         """
-        env = os.environ if env is None else env
-        values: dict[str, object] = {}
-        for f in fields(cls):
-            name = "REDIS_URL" if f.name == "redis_url" else f"LUCIE_{f.name.upper()}"
-            raw = env.get(name)
-            if raw is None or raw == "":
-                continue
-            kind = type(getattr(cls(), f.name))
-            try:
-                if kind is bool:
-                    if raw.lower() not in ("0", "1", "true", "false", "yes", "no"):
-                        raise ValueError
-                    values[f.name] = raw.lower() in ("1", "true", "yes")
-                else:
-                    values[f.name] = raw if f.name == "redis_url" else kind(raw)
-            except ValueError:
-                raise ValueError(f"{name}={raw!r} is not a valid {kind.__name__}") from None
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        settings = cls(**values)  # type: ignore[arg-type]
-        settings.check()
-        return settings
+        environ = os.environ if env is None else env
+        given = {k: v for k, v in overrides.items() if v is not None}
+        unknown = sorted(set(given) - set(cls.model_fields))
+        if unknown:
+            raise TypeError(f"not settings: {', '.join(unknown)}")
+        named = environ.get(ENV_FILE_VARIABLE)
+        env_file = Path(named) if named else (Path(".env") if env is None else None)
+        if named and not Path(named).exists():
+            raise SettingsError(f"{ENV_FILE_VARIABLE}={named}: no such file")
+        token = _ENVIRON.set(environ)
+        try:
+            return cls(_env_file=env_file, **given)  # type: ignore[arg-type]
+        except ValidationError as exc:
+            raise SettingsError(_describe(exc, environ, given, env_file)) from None
+        finally:
+            _ENVIRON.reset(token)
 
-    def check(self) -> None:
-        """:raises ValueError: a value out of range."""
-        for name in ("port", "max_body", "max_message", "send_queue", "ws_burst",
-                     "http_burst", "tick_ms", "create_burst", "join_burst", "upload_burst",
-                     "sockets_per_address", "spectators_per_room", "max_sockets",
-                     "waiting_rooms_per_address", "max_rooms"):
-            if int(getattr(self, name)) <= 0:
-                raise ValueError(f"{name} must be positive")
-        if not 0 < self.port < 65536:
-            raise ValueError("port must be 1…65535")
-        if self.ws_impl not in ("auto", "websockets", "websockets-sansio", "wsproto"):
-            raise ValueError(f"ws_impl {self.ws_impl!r}: auto, websockets, websockets-sansio "
-                             "or wsproto")
-        if min(self.ws_rate, self.http_rate, self.create_per_min, self.join_per_min,
-               self.upload_per_min) <= 0:
-            raise ValueError("rates must be positive")
-        for part in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
-            try:
-                ipaddress.ip_network(part, strict=False)
-            except ValueError:
-                raise ValueError(f"trusted_proxies: {part!r} is not an address or a network"
-                                 ) from None
-        if self.keep_alive_s <= 0:
-            raise ValueError("keep_alive_s must be positive")
-        if self.gc_freeze_s < 0 or self.gc_full_s < 0 or self.gc_gen0 < 0:
-            raise ValueError("gc_freeze_s, gc_full_s and gc_gen0 must be 0 or more")
+    def env_lines(self) -> list[str]:
+        """``NAME=value`` per setting, in field order, as a ``.env`` file reads
+        them back (unset: empty; booleans ``true``/``false``); passwords and
+        tokens in URLs redacted (:func:`server.runtime.redact.redact`)."""
+        return [f"{env_name(name)}={_env_value(getattr(self, name))}"
+                for name in type(self).model_fields]
+
+
+def env_name(field: str) -> str:
+    """The documented variable of setting ``field`` (``REDIS_URL`` for ``redis_url``)."""
+    return "REDIS_URL" if field == "redis_url" else f"LUCIE_{field.upper()}"
+
+
+def _env_value(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return redact(str(value))
+
+
+class _MappingEnvSource(EnvSettingsSource):
+    """The environment source reading ``environ`` instead of ``os.environ``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        # as the library reads os.environ here: names without case, empty values unset
+        return {k.lower(): v for k, v in self._environ.items() if v != ""}
+
+
+class _ByFieldName(PydanticBaseSettingsSource):
+    """``source``'s values keyed by field name, not by the alias it found
+    (``REDIS_URL``): the sources merge by key, so only then does a higher
+    source's value replace a lower one's under another alias (pydantic-settings
+    2.2 kept both, and pydantic took the alias listed first)."""
+
+    def __init__(self, source: PydanticBaseSettingsSource) -> None:
+        super().__init__(source.settings_cls)
+        self._source = source
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self._source.get_field_value(field, field_name)
+
+    def __call__(self) -> dict[str, Any]:
+        return {"redis_url" if key.upper() in _REDIS_URL_NAMES else key: value
+                for key, value in self._source().items()}
+
+
+def _describe(exc: ValidationError, environ: Mapping[str, str], given: Mapping[str, object],
+              env_file: Path | None) -> str:
+    """One line: ``VARIABLE=value: what is wrong`` per error, ``; ``-separated."""
+    lower = {k.lower() for k in environ}
+    parts = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else ""
+        if field.upper() in _REDIS_URL_NAMES:  # pydantic names an alias
+            field = "redis_url"
+        where = ""
+        if field in given:  # a lucie-server flag
+            name = "--" + field.replace("_", "-")
+        else:
+            names = _REDIS_URL_NAMES if field == "redis_url" else (env_name(field),)
+            name = next((n for n in names if n.lower() in lower), env_name(field))
+            if env_file and env_file.is_file() and name.lower() not in lower:
+                where = f" (in {env_file})"
+        message = str(error["msg"]).removeprefix("Value error, ")
+        value = redact(str(error.get("input", "")))
+        parts.append(f"{name}={value}{where}: {message[:1].lower()}{message[1:]}")
+    return "; ".join(parts)

@@ -52,11 +52,12 @@ __all__ = [
 ]
 
 
-def open_store(url: str | None) -> LiveStore:
+def open_store(url: str | None, *, default_prefix: str = "lucie:") -> LiveStore:
     """The store for ``url``: ``None``/``""``/``memory://`` → :class:`MemoryStore`
     (``memory://?retention=N`` keeps N events per room, default 1000),
     ``redis://…`` / ``rediss://…`` / ``unix://…`` →
-    ``server.store.redis.RedisStore.from_url(url)``.
+    ``server.store.redis.RedisStore.from_url(url)``, its keys starting with
+    the URL's ``?prefix=``, else ``default_prefix`` (the ``redis_prefix`` setting).
 
     :raises ValueError: unknown scheme, a malformed option, or the Redis
         backend is not installed.
@@ -76,5 +77,5 @@ def open_store(url: str | None) -> LiveStore:
         except ModuleNotFoundError as exc:
             raise ValueError(f"the Redis store is not available: {exc}") from None
         assert url is not None
-        return RedisStore.from_url(url)
+        return RedisStore.from_url(url, default_prefix=default_prefix)
     raise ValueError(f"unknown store URL scheme {scheme!r}; use memory:// or redis://")

@@ -19,7 +19,7 @@ script, so one round trip and all or nothing.
 
 URL: ``redis://[:password@]host:port/db?prefix=lucie:&retention=1000&batch=512``
 plus any redis-py URL option (``socket_timeout`` …). ``prefix`` (default:
-the ``LUCIE_REDIS_PREFIX`` environment variable, else ``lucie:``) starts
+the caller's, from the ``redis_prefix`` setting, else ``lucie:``) starts
 every key, so several deployments or test runs can share one Redis;
 ``batch`` caps the commands of one auto-pipeline
 (:mod:`server.store.redis_batch`; 1 turns batching off).
@@ -73,16 +73,18 @@ class RedisStore:
         self.clock: RedisClock = self._ctx.clock
 
     @classmethod
-    def from_url(cls, url: str, *, prefix: str | None = None,
+    def from_url(cls, url: str, *, prefix: str | None = None, default_prefix: str = "lucie:",
                  event_retention: int | None = None,
                  client_name: str | None = None) -> RedisStore:
-        """A store for ``url`` (module docstring for the query options). Its
+        """A store for ``url`` (module docstring for the query options); keys
+        start with ``prefix`` if given, else the URL's ``?prefix=``, else
+        ``default_prefix`` (the ``redis_prefix`` setting). Its
         connections are named ``client_name`` (default ``lucie-server:<prefix>``,
         shown by ``CLIENT LIST``).
 
         :raises ValueError: a malformed ``retention``.
         """
-        bare, url_prefix, url_retention = split_url(url)
+        bare, url_prefix, url_retention = split_url(url, default_prefix)
         batch = int_option(own_options(url)[1], "batch", 512)
         prefix = url_prefix if prefix is None else prefix
         event_retention = url_retention if event_retention is None else event_retention

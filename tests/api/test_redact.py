@@ -17,6 +17,24 @@ def test_redact_headers_and_json_fields() -> None:
     assert redact("GET /api/v1/rooms/AB12CD/ws 101") == "GET /api/v1/rooms/AB12CD/ws 101"
 
 
+@pytest.mark.parametrize(("text", "clean"), [
+    ("redis://:s3cret@127.0.0.1:6379/0", "redis://:[redacted]@127.0.0.1:6379/0"),
+    ("REDIS_URL=rediss://app:p%40ss@db:6380/1?prefix=x:",
+     "REDIS_URL=rediss://app:[redacted]@db:6380/1?prefix=x:"),
+    ("redis://:p@ss@h/0", "redis://:[redacted]@h/0"),  # an unencoded @ in the password
+    ("redis://h:6379/0?password=s3cret&prefix=y", "redis://h:6379/0?password=[redacted]&prefix=y"),
+    ("a http://u:v@w/ b ftp://x:y@z", "a http://u:[redacted]@w/ b ftp://x:[redacted]@z"),
+])
+def test_redact_url_passwords(text: str, clean: str) -> None:
+    assert redact(text) == clean
+
+
+@pytest.mark.parametrize("text", ["redis://user@h:6379/0", "http://127.0.0.1:8000/api/v1/rooms",
+                                  "redis://127.0.0.1:6379/0?prefix=lucie:"])
+def test_urls_without_password_stay(text: str) -> None:
+    assert redact(text) == text
+
+
 def test_filter_rewrites_formatted_records() -> None:
     record = logging.LogRecord("uvicorn.error", logging.DEBUG, __file__, 1,
                                "< %s: %s", ("authorization", "Bearer s3cretTOKENvalue"), None)

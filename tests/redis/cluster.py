@@ -7,7 +7,6 @@ ends the processes and deletes every key under the prefix.
 
 from __future__ import annotations
 
-import os
 import secrets
 import signal
 import subprocess
@@ -17,7 +16,7 @@ import time
 import httpx
 import redis
 
-from tests.conftest import REPO, TEST_LIMITS, free_port, run_dir
+from tests.conftest import REPO, TEST_LIMITS, free_port, run_dir, server_env
 
 __all__ = ["REDIS_URL", "Cluster", "drop_prefix"]
 
@@ -59,7 +58,7 @@ class Cluster:
 
     def _spawn(self) -> tuple[subprocess.Popen[bytes], str]:
         port = free_port()
-        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | self.env
+        env = server_env(self.env)
         self.logdir.mkdir(parents=True, exist_ok=True)
         log = (self.logdir / f"server-{len(self.procs)}.log").open("wb")
         proc = subprocess.Popen(
