@@ -3,8 +3,8 @@
 ``lucie play`` (and so ``make run``) call :func:`ensure_server`: when the
 server URL is on this machine and nothing answers there, it starts
 ``lucie-server`` as a child process on that port (``LUCIE_HOST`` and
-``LUCIE_PORT`` set, ``REDIS_URL`` unset: the in-memory store), waits
-until it answers, and stops it on exit.
+``LUCIE_PORT`` set, the store URL ``memory://`` whatever the environment
+or a ``.env`` file says), waits until it answers, and stops it on exit.
 """
 
 from __future__ import annotations
@@ -74,8 +74,11 @@ def start_server(url: str, *, wait_s: float = 20.0,
     """
     host, port = _host_port(url)
     log_path = log_path or Path(tempfile.gettempdir()) / f"lucie-server-{port}.log"
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(LUCIE_HOST=host, LUCIE_PORT=str(port))
+    # the memory store, whatever the environment or a ./.env file names
+    # (LUCIE_REDIS_URL beats REDIS_URL and the file: docs/settings.md)
+    env = {k: v for k, v in os.environ.items()
+           if k.upper() not in ("REDIS_URL", "LUCIE_REDIS_URL")}
+    env.update(LUCIE_HOST=host, LUCIE_PORT=str(port), LUCIE_REDIS_URL="memory://")
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(_server_command(), stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
