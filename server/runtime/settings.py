@@ -288,7 +288,7 @@ class _ByFieldName(PydanticBaseSettingsSource):
 def _describe(exc: ValidationError, environ: Mapping[str, str], given: Mapping[str, object],
               env_file: Path | None) -> str:
     """One line: ``VARIABLE=value: what is wrong`` per error, ``; ``-separated."""
-    lower = {k.lower() for k in environ}
+    lower = {k.lower() for k, v in environ.items() if v}
     parts = []
     for error in exc.errors():
         field = str(error["loc"][0]) if error["loc"] else ""
