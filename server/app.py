@@ -33,6 +33,7 @@ from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
 from server.errors import StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
+from server.runtime.cancel import raise_if_cancelled
 from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.http_protocol import UpgradeHttpToolsProtocol
 from server.runtime.limits import ensure_open_files
@@ -55,6 +56,9 @@ async def _ticker(authority: RaceAuthority, period_s: float) -> None:
             log.warning("room timer sweep failed: %s", type(exc).__name__)
         except Exception as exc:
             log.error("room timer sweep crashed: %s", type(exc).__name__, exc_info=exc)
+        # a cancellation the sweep's Redis call swallowed (Python 3.11) ends
+        # the loop here, or shutdown would wait for it for good
+        raise_if_cancelled()
         await asyncio.sleep(period_s)
 
 

@@ -3,7 +3,7 @@ open-files limit, secret redaction, store URLs and JSON encoding.
 
 Imports nothing of the service but :mod:`server.errors`, so every layer may
 use it. Modules: ``settings`` (and ``settings_doc``), ``ws_protocol``, ``http_protocol``,
-``gcpolicy``, ``limits``, ``redact``, ``redis_url``, ``jsoncodec``.
+``gcpolicy``, ``limits``, ``cancel``, ``redact``, ``redis_url``, ``jsoncodec``.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ loses an event.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Sequence
+
+from server.runtime.cancel import raise_if_cancelled
 
 from .base import Event, EventsTooOld, decode_record, encode_record
 from .redis_context import RedisContext, unavailable
@@ -96,7 +97,7 @@ class RedisEventLog:
                 if sub.resync:
                     sub.resync = False
                     alive, events = await self._read_since(room_id, pos)
-                    _raise_if_cancelled()
+                    raise_if_cancelled()
                     if not alive and await self._gone(room_id):
                         return
                     for event in events:
@@ -112,7 +113,7 @@ class RedisEventLog:
                             break
                         pos = event["seq"]
                         yield event
-                _raise_if_cancelled()  # never wait for the next event once cancelled
+                raise_if_cancelled()  # never wait for the next event once cancelled
                 await sub.wait()
         finally:
             follower.leave(channel, sub)
@@ -120,15 +121,3 @@ class RedisEventLog:
     async def _gone(self, room_id: str) -> bool:
         with unavailable():
             return not await self._ctx.redis.exists(self._ctx.room_hash(room_id))
-
-
-def _raise_if_cancelled() -> None:
-    """Raise the cancellation a redis-py call swallowed. On Python 3.11,
-    ``asyncio.wait_for`` (which redis-py's asyncio connection awaits when it
-    sends) may return normally although its task was cancelled meanwhile
-    (CPython gh-86296, fixed in 3.12): the room feed that ``Hub.detach``
-    cancelled then waited for its room's next event for good, its channel
-    still subscribed (issue 25: 1,000 sockets left 1–7 channels behind)."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
