@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
 import pytest
 
 from tests.conftest import REPO
+
+from .balancer import haproxy_binary
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -32,12 +35,20 @@ def test_compose_file_validates() -> None:
         assert f"  {name}:" in done.stdout
     assert "appendonly yes" in (REPO / "infra" / "redis.conf").read_text()
     assert done.stdout.count("healthcheck:") >= 5
+    # HAProxy will not start unless it may open two files per connection (and a few)
+    maxconn = re.search(r"^\s*maxconn (\d+)$", (REPO / "infra" / "haproxy.cfg").read_text(),
+                        re.MULTILINE)
+    nofile = re.search(r"^  lb:\n(?:    .*\n|      .*\n)*?    ulimits:\n      nofile: (\d+)$",
+                       done.stdout, re.MULTILINE)
+    assert maxconn and nofile, "the lb service sets no open-files limit for its maxconn"
+    assert int(nofile[1]) >= 2 * int(maxconn[1]) + 100
 
 
 def test_haproxy_config_validates() -> None:
-    if shutil.which("haproxy") is None:
+    haproxy = haproxy_binary()
+    if haproxy is None:
         pytest.skip("haproxy is not installed")
-    done = subprocess.run(["haproxy", "-c", "-f", str(REPO / "infra" / "haproxy.cfg")],
+    done = subprocess.run([haproxy, "-c", "-f", str(REPO / "infra" / "haproxy.cfg")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Configuration file is valid" in done.stdout
