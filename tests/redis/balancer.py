@@ -9,6 +9,8 @@ replicas are: ``bind :8000`` / ``bind :8404`` become loopback test ports, the
 ``resolvers`` (compose's 127.0.0.11) are left out, since the addresses are
 literal. Each rewrite must match the shipped file exactly as expected, so the
 test fails loudly, rather than testing a copy, when the file changes shape.
+The one other change: ``-n`` lowers ``maxconn`` when this machine's open-files
+hard limit cannot hold the shipped one (HAProxy refuses to start otherwise).
 """
 
 from __future__ import annotations
