@@ -53,7 +53,8 @@ class Deployment:
 
     def __init__(self) -> None:
         with ThreadPoolExecutor(2) as pool:  # start both clusters at once
-            pair = pool.submit(Cluster, 2, LUCIE_TRUSTED_PROXIES="127.0.0.1", **LIMITS)
+            pair = pool.submit(Cluster, 2, LUCIE_TRUSTED_PROXIES="127.0.0.1",
+                               LUCIE_LOG_LEVEL="info", PYTHONUNBUFFERED="1", **LIMITS)
             lone = pool.submit(Cluster, 1, **LIMITS)
             done = [f.result() for f in (pair, lone) if f.exception() is None]
             if len(done) < 2:
@@ -130,6 +131,11 @@ async def _connect_on(lb: Balancer, racer: Racer, avoid: set[str]) -> str:
     raise AssertionError("round robin never reached another replica")
 
 
+def _logs(deployment: Deployment) -> list[str]:
+    """What the two trusting replicas logged so far (access lines at info)."""
+    return [deployment.pair.log(i) for i in range(len(deployment.pair.procs))]
+
+
 def _order(games: dict[str, dict[str, Any]], join: list[str]) -> list[str]:
     """Standings order: foundation cards, then reach time, moves, join order."""
     return sorted(games, key=lambda r: (-games[r]["position"]["foundation_cards"],
@@ -144,6 +150,7 @@ def _table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def test_a_race_runs_through_haproxy_on_both_replicas(deployment: Deployment) -> None:
     lb = deployment.lb
+    await _settle(lb, dict.fromkeys(lb.names, 0))  # no session of an earlier test left
     api = Api(lb.url)
     room, host = await api.create(undo=False, deal=123, countdown_s=1)
     joined = [await api.join(room["code"], name) for name in ("Ada", "Bob")]
@@ -223,6 +230,12 @@ async def test_two_clients_behind_haproxy_have_their_own_budgets(
             assert len(opened) == 2 * SOCKETS_PER_ADDRESS and statuses == [429, 429]
             async with _ws(lb.url, room, B) as ws:  # B connects
                 assert (await recv(ws))["t"] == "welcome"
+            # the replicas' logs name the real clients (each reached both through
+            # HAProxy only, so far), never an invented header's address
+            async with asyncio.timeout(5):
+                while not all(A in log and B in log for log in _logs(deployment)):
+                    await asyncio.sleep(0.05)
+            assert not any("203.0.113." in log for log in _logs(deployment))
             # what the replica counted behind HAProxy is A's real address: A's
             # direct requests from 127.0.0.2 find the same budgets spent
             with pytest.raises(InvalidStatus) as full:
@@ -253,6 +266,7 @@ async def test_a_replica_killed_mid_race_costs_no_request(deployment: Deployment
     racer reconnects through HAProxy and resumes on the other. (Runs last: it
     kills one of the module's replicas.)"""
     lb, pair = deployment.lb, deployment.pair
+    await _settle(lb, dict.fromkeys(lb.names, 0))  # the sockets of earlier tests are gone
     api = Api(lb.url)
     room, host = await api.create(undo=False, deal=321, countdown_s=0)
     joined = [await api.join(room["code"], name) for name in ("Cy", "Di")]
