@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ import pytest
 
 from tests.conftest import REPO
 
-from .balancer import haproxy_binary
+from .balancer import SHIPPED, haproxy_binary, render
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -52,3 +53,24 @@ def test_haproxy_config_validates() -> None:
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Configuration file is valid" in done.stdout
+
+
+def test_the_test_balancer_runs_the_shipped_options() -> None:
+    """tests/redis/test_haproxy.py runs ``render`` of the shipped file: it may
+    change where HAProxy listens and where the replicas are, nothing else."""
+    shipped = SHIPPED.read_text()
+    rendered = render(shipped, bind="127.0.0.1:1", stats="127.0.0.1:2",
+                      servers=["127.0.0.1:3", "127.0.0.1:4"])
+    diff = list(difflib.ndiff(shipped.splitlines(), rendered.splitlines()))
+    removed = [line[2:].strip() for line in diff if line.startswith("- ")]
+    added = [line[2:].strip() for line in diff if line.startswith("+ ")]
+    # the lines it may drop or rewrite ("": the blank line after the resolvers)
+    allowed = re.compile(r"(|bind :8000|bind :8404|server app\d+ app\d+:8000 check|"
+                         r"resolvers docker|nameserver dns1 127\.0\.0\.11:53|hold valid \w+|"
+                         r"# Docker's DNS.*|default-server .* resolvers docker .*)$")
+    assert [line for line in removed if not allowed.match(line)] == []
+    default_server = next(line for line in removed if line.startswith("default-server "))
+    assert sorted(added) == sorted([
+        "bind 127.0.0.1:1", "bind 127.0.0.1:2",
+        default_server.replace(" resolvers docker", ""),
+        "server app1 127.0.0.1:3 check", "server app2 127.0.0.1:4 check"])
