@@ -15,7 +15,9 @@ the health checks take it out of the pool while its racer resumes on the other.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -25,6 +27,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from tests.conftest import child_pids, wait_gone
 from tests.e2e.wire import Api, recv
 
 from .balancer import Balancer, haproxy_binary
@@ -76,13 +79,16 @@ class Deployment:
             raise
 
     def stop(self) -> None:
-        """Stop both balancers and every replica; fail if any process is left."""
+        """Stop both balancers and every replica; fail if any process, or any
+        child of one (solver workers), is left."""
+        procs = [self.lb.proc, self.lone_lb.proc, *self.pair.procs, *self.lone.procs]
+        kids = set().union(*(child_pids(p.pid) for p in procs if p.poll() is None))
         for lb in (self.lb, self.lone_lb):
             lb.stop()
         self.pair.stop()
         self.lone.stop()
-        procs = [self.lb.proc, self.lone_lb.proc, *self.pair.procs, *self.lone.procs]
         assert all(p.poll() is not None for p in procs), "a process outlived the module"
+        assert not wait_gone(kids, 5), "a child of a replica outlived it"
 
 
 @pytest.fixture(scope="module")
@@ -277,6 +283,8 @@ async def test_a_replica_killed_mid_race_costs_no_request(deployment: Deployment
     await cy.until("event", "started")
     await di.until("event", "started")
     game = await cy.play(await cy.game(), limit=3)
+    doomed = pair.procs[lb.names.index(on_cy)]
+    kids = child_pids(doomed.pid)  # its solver worker, once a par job ran
     pair.kill(lb.names.index(on_cy))  # Cy's replica dies: its socket drops
     codes = [(await api.http.get(f"/rooms/{room['id']}")).status_code for _ in range(6)]
     assert codes == [200] * 6  # half were sent to the dead one first, and redispatched
@@ -294,3 +302,7 @@ async def test_a_replica_killed_mid_race_costs_no_request(deployment: Deployment
     await api.aclose()
     await asyncio.to_thread(lb.wait_down, on_cy)  # fall 2 × inter 2 s
     assert lb.stats()[on_cy]["check_status"] in {"L4CON", "L4TOUT"}
+    left = wait_gone(kids, 5)
+    for pid in left:  # the test fails; leave nothing behind anyway
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "the killed replica's children live on"
