@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Install the tools the tests run for real when they are missing: haproxy
-# (tests/redis/test_infra.py checks infra/haproxy.cfg with it) and
+# (tests/redis/test_infra.py checks infra/haproxy.cfg with it and
+# tests/redis/test_haproxy.py runs it in front of two servers) and
 # docker-compose (it checks docker-compose.yml with `config`; no daemon needed).
 set -euo pipefail
 missing=()
-command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+# Debian puts haproxy in /usr/sbin, which a non-root PATH may lack (the tests look there too)
+PATH="$PATH:/usr/sbin:/usr/local/sbin" command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 if ! command -v docker-compose >/dev/null 2>&1 \
     && ! (command -v docker >/dev/null 2>&1 && docker compose version >/dev/null 2>&1); then
   missing+=(docker-compose)

@@ -142,3 +142,32 @@ def server_factory() -> Iterator[ServerFactory]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def child_pids(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` now (Linux ``/proc``)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (exists and is not a zombie; Linux ``/proc``)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def wait_gone(pids: set[int], timeout_s: float = 10) -> set[int]:
+    """Wait up to ``timeout_s`` for ``pids`` to end; those still running."""
+    deadline = time.monotonic() + timeout_s
+    while (left := {p for p in pids if alive(p)}) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left

@@ -6,7 +6,11 @@ Each job is bounded in time (the solver's own ``max_seconds`` plus an
 ``asyncio`` timeout with a margin) and in memory (each worker sets
 ``RLIMIT_AS`` where the platform has it; a worker that hits it dies and the
 job fails with :class:`SolverBusyError`). Searches never run in the server's
-process, so they never delay moves or broadcasts.
+process, so they never delay moves or broadcasts. A worker exits when the
+server process is gone, even killed outright (``kill -9``, the OOM killer):
+it waits on its parent's sentinel (``multiprocessing.parent_process()``).
+Without that it lived on for good (it holds both ends of its job queue, so
+no end-of-file ever comes), and the multiprocessing resource tracker with it.
 
 Usage::
 
@@ -20,6 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import multiprocessing.connection
+import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -47,13 +54,27 @@ class SolverBusyError(SolverError):
     code = "solver/busy"
 
 
-def _limit_memory(limit: int) -> None:
+def _init_worker(limit: int | None) -> None:
+    """In each worker: exit with the parent; limit memory to ``limit`` bytes."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True,
+                         name="exit-with-parent").start()
+    if limit is None:
+        return
     try:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ImportError, ValueError, OSError):  # pragma: no cover - platform dependent
         pass
+
+
+def _exit_with(sentinel: int) -> None:
+    """Wait until the parent process ends (its sentinel becomes ready), then
+    exit at once: its jobs have nobody to answer to."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
 
 
 class SolverPool:
@@ -68,13 +89,10 @@ class SolverPool:
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
             ctx = multiprocessing.get_context("spawn")
-            if self._memory is None:
-                self._executor = ProcessPoolExecutor(self._workers, mp_context=ctx)
-            else:
-                self._executor = ProcessPoolExecutor(
-                    self._workers, mp_context=ctx, initializer=_limit_memory,
-                    initargs=(self._memory,),
-                )
+            self._executor = ProcessPoolExecutor(
+                self._workers, mp_context=ctx, initializer=_init_worker,
+                initargs=(self._memory,),
+            )
         return self._executor
 
     async def run(self, budget: float, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:

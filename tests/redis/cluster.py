@@ -38,7 +38,8 @@ def drop_prefix(url: str, prefix: str) -> None:
 
 
 class Cluster:
-    """``n`` server processes on free loopback ports, one Redis, one prefix."""
+    """``n`` server processes on free loopback ports, one Redis, one prefix
+    (logging warnings only, unless ``LUCIE_LOG_LEVEL`` is in ``env``)."""
 
     def __init__(self, n: int, *, redis_url: str = REDIS_URL, **env: str) -> None:
         self.prefix = f"test:{secrets.token_hex(6)}:"
@@ -61,9 +62,10 @@ class Cluster:
         env = server_env(self.env)
         self.logdir.mkdir(parents=True, exist_ok=True)
         log = (self.logdir / f"server-{len(self.procs)}.log").open("wb")
+        level = [] if "LUCIE_LOG_LEVEL" in self.env else ["--log-level", "warning"]
         proc = subprocess.Popen(
             [sys.executable, "-c", "from server.app import main; raise SystemExit(main())",
-             "--port", str(port), "--log-level", "warning"],
+             "--port", str(port), *level],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         log.close()
         url = f"http://127.0.0.1:{port}"

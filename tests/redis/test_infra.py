@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 import shutil
 import subprocess
 
 import pytest
 
 from tests.conftest import REPO
+
+from .balancer import SHIPPED, haproxy_binary, render
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -32,12 +36,41 @@ def test_compose_file_validates() -> None:
         assert f"  {name}:" in done.stdout
     assert "appendonly yes" in (REPO / "infra" / "redis.conf").read_text()
     assert done.stdout.count("healthcheck:") >= 5
+    # HAProxy will not start unless it may open two files per connection (and a few)
+    maxconn = re.search(r"^\s*maxconn (\d+)$", (REPO / "infra" / "haproxy.cfg").read_text(),
+                        re.MULTILINE)
+    nofile = re.search(r"^  lb:\n(?:    .*\n|      .*\n)*?    ulimits:\n      nofile: (\d+)$",
+                       done.stdout, re.MULTILINE)
+    assert maxconn and nofile, "the lb service sets no open-files limit for its maxconn"
+    assert int(nofile[1]) >= 2 * int(maxconn[1]) + 100
 
 
 def test_haproxy_config_validates() -> None:
-    if shutil.which("haproxy") is None:
+    haproxy = haproxy_binary()
+    if haproxy is None:
         pytest.skip("haproxy is not installed")
-    done = subprocess.run(["haproxy", "-c", "-f", str(REPO / "infra" / "haproxy.cfg")],
+    done = subprocess.run([haproxy, "-c", "-f", str(REPO / "infra" / "haproxy.cfg")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Configuration file is valid" in done.stdout
+
+
+def test_the_test_balancer_runs_the_shipped_options() -> None:
+    """tests/redis/test_haproxy.py runs ``render`` of the shipped file: it may
+    change where HAProxy listens and where the replicas are, nothing else."""
+    shipped = SHIPPED.read_text()
+    rendered = render(shipped, bind="127.0.0.1:1", stats="127.0.0.1:2",
+                      servers=["127.0.0.1:3", "127.0.0.1:4"])
+    diff = list(difflib.ndiff(shipped.splitlines(), rendered.splitlines()))
+    removed = [line[2:].strip() for line in diff if line.startswith("- ")]
+    added = [line[2:].strip() for line in diff if line.startswith("+ ")]
+    # the lines it may drop or rewrite ("": the blank line after the resolvers)
+    allowed = re.compile(r"(|bind :8000|bind :8404|server app\d+ app\d+:8000 check|"
+                         r"resolvers docker|nameserver dns1 127\.0\.0\.11:53|hold valid \w+|"
+                         r"# Docker's DNS.*|default-server .* resolvers docker .*)$")
+    assert [line for line in removed if not allowed.match(line)] == []
+    default_server = next(line for line in removed if line.startswith("default-server "))
+    assert sorted(added) == sorted([
+        "bind 127.0.0.1:1", "bind 127.0.0.1:2",
+        default_server.replace(" resolvers docker", ""),
+        "server app1 127.0.0.1:3 check", "server app2 127.0.0.1:4 check"])
