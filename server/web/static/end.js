@@ -159,7 +159,9 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   speed.addEventListener("change", () => { if (timer) { stop(); play.click(); } });
   download.addEventListener("click", () => {
     if (!rep) return;
-    const blob = new Blob([JSON.stringify(rep, null, 1)], { type: "application/json" });
+    // a replay file (docs/replay.md): the replay answer with its format header
+    const file = { format: "lucie-replay", format_version: 1, ...rep };
+    const blob = new Blob([JSON.stringify(file, null, 1)], { type: "application/json" });
     const a = el("a", { href: URL.createObjectURL(blob), download: `${code}-${rep.player}.lucie-replay.json` });
     document.body.append(a); a.click(); a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);

@@ -83,6 +83,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     if (s.room?.state === "countdown" && s.room.starts_in_ms !== null) {
       const left = Math.ceil((s.room.starts_in_ms - (performance.now() - s.countdownAt)) / 1000);
       countdown.hidden = false; countdown.textContent = left > 0 ? String(left) : "Go!";
+      hooks.countdownShown = true;
     } else countdown.hidden = true;
   }, 200);
 
@@ -163,6 +164,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
         if (ev.type === "countdown") s.countdownAt = performance.now();
         if (ev.type === "started" && s.me) fetchGame();
         if (ev.type === "finished" && ev.racer === s.me) fetchGame();
+        if (ev.type === "par" && s.mode === "end") s.mode = null; // redraw the table with to-par
         if (before !== s.room.state || ev.type === "race_over" || ev.type === "par") render(); else update();
       },
       onSnapshot(d) { s.room = d.room; s.clockAt = performance.now(); if (s.me) fetchGame(); render(); },
@@ -212,6 +214,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     });
   }
   if (!watch) hooks.move = sendMove;
+  hooks.dropSocket = () => s.sock?.drop();
 
   // ---- drawing ---------------------------------------------------------------
   function render() {
@@ -344,7 +347,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     board.set(s.game, s.room.rules);
     const g = s.game;
     const info = document.getElementById("info");
-    if (info) info.textContent = `${g.position.foundation_cards}/${52 * s.room.rules.decks} on foundations · ${g.moves} moves · ${g.redeals_left} redeal${g.redeals_left === 1 ? "" : "s"} left${g.merci_available ? " · merci available" : ""}`;
+    if (info) info.textContent = `${g.position.foundation_cards}/${52 * s.room.rules.decks} on foundations · ${g.moves} move${g.moves === 1 ? "" : "s"} · ${g.redeals_left} redeal${g.redeals_left === 1 ? "" : "s"} left${g.merci_available ? " · merci available" : ""}`;
     if (toolbar) {
       const legal = new Set(g.legal_moves);
       toolbar.querySelector("#redeal").textContent = `Redeal (${g.redeals_left})`;
@@ -358,7 +361,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     if (g.status === "won") say("You won! Waiting for the others…", "good");
     else if (g.status === "stuck" && !g.final) say("No move left: undo, or resign.");
     else if (g.final) say(`Your race is over (${g.status}). Waiting for the others…`);
-    hooks.version = g.version;
+    hooks.version = g.version; hooks.legal = g.legal_moves; hooks.status = g.status;
   }
 
   function drawPanel() {
@@ -369,7 +372,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
       el("span", { class: "name", text: r.name + (r.id === s.me ? " (you)" : "") }),
       el("span", { class: "bar", role: "img", "aria-label": `${r.foundation_cards} of ${52 * decks} cards` },
         el("span", { class: "fill", style: null })),
-      el("span", { class: "figures", text: `${r.foundation_cards} · ${r.moves} moves · ${r.status.replace("_", " ")}` }))));
+      el("span", { class: "figures", text: `${r.foundation_cards} · ${r.moves} move${r.moves === 1 ? "" : "s"} · ${r.status.replace("_", " ")}` }))));
     panel.querySelectorAll(".racer").forEach((li, i) => {
       li.querySelector(".fill").style.width = `${(100 * rows[i].foundation_cards) / (52 * decks)}%`;
     });
