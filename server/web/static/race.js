@@ -346,6 +346,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     if (!board || !s.game) return;
     board.set(s.game, s.room.rules);
     const g = s.game;
+    if (hooks.boardAt === undefined) requestAnimationFrame(() => { hooks.boardAt ??= performance.now(); });
     const info = document.getElementById("info");
     if (info) info.textContent = `${g.position.foundation_cards}/${52 * s.room.rules.decks} on foundations · ${g.moves} move${g.moves === 1 ? "" : "s"} · ${g.redeals_left} redeal${g.redeals_left === 1 ? "" : "s"} left${g.merci_available ? " · merci available" : ""}`;
     if (toolbar) {
