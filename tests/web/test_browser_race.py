@@ -18,6 +18,7 @@ sideways.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,7 +53,7 @@ def until(what: Callable[[], Any], timeout: float = 15.0, message: str = "") -> 
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {message or what}")
-        time.sleep(0.05)
+        time.sleep(0.02)
 
 
 def js(driver: Driver, script: str, *args: Any) -> Any:
@@ -69,12 +70,20 @@ def text_of(driver: Driver, selector: str) -> str:
                   selector))
 
 
+DOC_SHOTS = {"home-desktop", "home-phone", "race-desktop", "race-phone", "end-desktop",
+             "end-phone"}
+"""The screenshots README shows (docs/images/web-NAME.png)."""
+
+
 class Shots:
-    """Screenshots of every page, into the test's folder, each checked not blank."""
+    """Screenshots of every page, into the test's folder, each checked not blank.
+    With ``LUCIE_SCREENSHOTS_DIR`` set, the :data:`DOC_SHOTS` are also written
+    there, at one CSS pixel per pixel and in 256 colours (how docs/images is made)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.taken: list[Path] = []
+        self.docs = os.environ.get("LUCIE_SCREENSHOTS_DIR")
 
     def __call__(self, driver: Driver, name: str) -> None:
         path = self.folder / f"{len(self.taken):02d}-{name}.png"
@@ -82,6 +91,14 @@ class Shots:
         path.write_bytes(data)
         assert not_blank(data), f"blank screenshot {path}"
         self.taken.append(path)
+        if self.docs and name in DOC_SHOTS:
+            from PIL import Image
+
+            width = js(driver, "return window.innerWidth")
+            with Image.open(path) as image:
+                small = image.convert("RGB").resize(
+                    (width, round(image.height * width / image.width)), Image.LANCZOS)
+                small.quantize(256).save(Path(self.docs) / f"web-{name}.png", optimize=True)
 
 
 def no_sideways_scroll(driver: Driver) -> None:
@@ -204,7 +221,7 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     assert len(js(ada, "return document.querySelectorAll('.fan')")) == 16  # Trefoil: 16 fans
     assert css(ada, top_card(2)).get_attribute("aria-label").endswith(", fan 2")
     assert " of " in css(ada, top_card(2)).get_attribute("aria-label")
-    shots(ada, "race-desktop")
+    shots(ada, "race-start-desktop")
 
     # --- an illegal move: the server's reason shows and nothing moves
     legal = set(js(ada, "return window.__lucie.legal"))
@@ -220,7 +237,6 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     blegal = js(bob, "return window.__lucie.legal")
     bmove = next(m for m in blegal if "-" in m)
     play(bob, bmove, "tap")
-    shots(bob, "race-phone")
     no_sideways_scroll(bob)
 
     # --- Ada plays the winning line, every kind of input in turn
@@ -256,6 +272,9 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
             until(lambda: js(bob, "return document.getElementById('banner').hidden"), 10,
                   message="the banner gone after the reconnect")
             shots(sam, "spectating")
+            shots(ada, "race-desktop")
+            shots(bob, "race-phone")
+            no_sideways_scroll(bob)
     assert used == {"double-tap", "keyboard", "tap", "drag"}
     until(lambda: js(ada, "return window.__lucie.status") == "won", message="Ada's win")
     until(lambda: "52" in text_of(bob, ".opponents"), message="Ada's 52 cards on Bob's panel")
@@ -290,8 +309,14 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     assert text_of(ada, "#replay-now").startswith(f"Move 1 of {len(line)}: {line[0]}")
     Select(css(ada, "#rp-speed")).select_by_value("8")
     css(ada, "#rp-play").click()
-    until(lambda: text_of(ada, "#replay-now").startswith(f"Move {len(line)} of"), 20,
-          message="the replay played to its end")
+    until(lambda: text_of(ada, "#replay-now").startswith("Move 6 of"), 10,
+          message="the replay playing")
+    css(ada, "#rp-play").click()  # pause
+    paused = text_of(ada, "#replay-now")
+    time.sleep(0.3)
+    assert text_of(ada, "#replay-now") == paused
+    css(ada, "#rp-prev").click()
+    assert text_of(ada, "#replay-now") != paused
     downloads = tmp_path / "downloads"
     downloads.mkdir()
     ada.execute_cdp_cmd("Browser.setDownloadBehavior",

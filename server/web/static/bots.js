@@ -20,6 +20,13 @@ export async function startBots(code, count, paceMs = 1500) {
 
 async function run(code, id, token, paceMs) {
   let n = 0;
+  for (;;) { // boards are dealt at the start: wait for it (asking earlier is a 403)
+    await sleep(500);
+    let room;
+    try { room = await call("GET", `/rooms/${code}`, { token }); } catch (e) { if (e.status === 0 || e.status >= 500) continue; return; }
+    if (room.state === "racing") break;
+    if (room.state === "over" || room.state === "closed") return;
+  }
   for (;;) {
     await sleep(paceMs * (0.7 + Math.random() * 0.6));
     let g;
