@@ -60,7 +60,8 @@ def _measure(url: str, quick: bool) -> list[str]:
         driver.set_script_timeout(120)
         driver.get(url + "/")
         deadline = time.monotonic() + 20
-        while not driver.execute_script("return document.querySelectorAll('#public-rooms li').length"):
+        rooms_js = "return document.querySelectorAll('#public-rooms li').length"
+        while not driver.execute_script(rooms_js):
             if time.monotonic() > deadline:
                 raise RuntimeError("the home page did not load")
             time.sleep(0.05)

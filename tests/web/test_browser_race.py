@@ -66,8 +66,8 @@ def css(driver: Driver, selector: str) -> Any:
 
 
 def text_of(driver: Driver, selector: str) -> str:
-    return str(js(driver, "const e = document.querySelector(arguments[0]); return e ? e.textContent : ''",
-                  selector))
+    return str(js(driver, "const e = document.querySelector(arguments[0]); "
+                          "return e ? e.textContent : ''", selector))
 
 
 DOC_SHOTS = {"home-desktop", "home-phone", "race-desktop", "race-phone", "end-desktop",
@@ -103,7 +103,7 @@ class Shots:
 
 def no_sideways_scroll(driver: Driver) -> None:
     width = js(driver, "return [document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], f"horizontal scroll: content {width[0]} px > viewport {width[1]} px"
+    assert width[0] <= width[1], f"sideways scroll: content {width[0]} px > viewport {width[1]} px"
 
 
 @pytest.fixture
@@ -149,8 +149,9 @@ def play(driver: Driver, move: str, how: str) -> None:
         css(driver, top_card(src)).click()
         until(lambda: js(driver, "return document.querySelectorAll('.target').length"), 5,
               "highlighted targets")
-        assert js(driver, "return document.querySelector(arguments[0]).classList.contains('target')",
-                  f'.fan[data-place="fan:{dst}"]'), f"fan {dst} not highlighted for {move}"
+        assert js(driver, "return document.querySelector(arguments[0]).classList"
+                          ".contains('target')", f'.fan[data-place="fan:{dst}"]'), \
+            f"fan {dst} not highlighted for {move}"
         css(driver, f'.fan[data-place="fan:{dst}"]').click()
     elif how == "drag":
         # the board redraws when the drag starts: aim by coordinates, not elements
@@ -253,7 +254,7 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
             version_before = js(bob, "return window.__lucie.version")
             bob.refresh()
         if i == 22:
-            until(lambda: js(bob, "return window.__lucie.version") == version_before, 15,
+            until(lambda v=version_before: js(bob, "return window.__lucie.version") == v, 15,
                   message="Bob's board after the reload")
             assert js(bob, "return window.__lucie.events.length") > seen_before
         if i == 30:
