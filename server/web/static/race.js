@@ -137,7 +137,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   function connect() {
     main.replaceChildren(header, countdown, msg, stage);
     const seen = store.seen(code);
-    if (seen && Array.isArray(seen.log)) hooks.events = seen.log.slice();
+    hooks.events = seen && Array.isArray(seen.log) ? seen.log.slice() : [];
     s.sock = new RoomSocket(code, s.token, {
       onStatus(kind, text) {
         if (kind === "open") banner("");
@@ -365,18 +365,31 @@ export function mountRoom(main, code, { watch = false } = {}) {
     hooks.version = g.version; hooks.legal = g.legal_moves; hooks.status = g.status;
   }
 
+  // the racers panel: rank order; rows glide to their new place (FLIP) and a racer's
+  // row flashes once when their result becomes final
+  const seenFinal = new Set();
+  const still = matchMedia("(prefers-reduced-motion: reduce)");
   function drawPanel() {
     const decks = s.room.rules.decks;
     const rows = ranked(s.room.racers);
-    panel.replaceChildren(...rows.map((r, i) => el("li", { class: `racer${r.id === s.me ? " me" : ""}${FINAL.has(r.status) ? " done" : ""}`, "data-racer": r.id },
-      el("span", { class: "rank", text: String(i + 1) }),
-      el("span", { class: "name", text: r.name + (r.id === s.me ? " (you)" : "") }),
-      el("span", { class: "bar", role: "img", "aria-label": `${r.foundation_cards} of ${52 * decks} cards` },
-        el("span", { class: "fill", style: null })),
-      el("span", { class: "figures", text: `${r.foundation_cards} · ${r.moves} move${r.moves === 1 ? "" : "s"} · ${r.status.replace("_", " ")}` }))));
-    panel.querySelectorAll(".racer").forEach((li, i) => {
-      li.querySelector(".fill").style.width = `${(100 * rows[i].foundation_cards) / (52 * decks)}%`;
-    });
+    const before = new Map([...panel.children].map((li) => [li.dataset.racer, li.getBoundingClientRect().top]));
+    panel.replaceChildren(...rows.map((r, i) => {
+      const justDone = FINAL.has(r.status) && !seenFinal.has(r.id);
+      if (FINAL.has(r.status)) seenFinal.add(r.id);
+      const fill = el("span", { class: "fill" });
+      fill.style.width = `${(100 * r.foundation_cards) / (52 * decks)}%`;
+      return el("li", { class: `racer${r.id === s.me ? " me" : ""}${FINAL.has(r.status) ? " final" : ""}${justDone && before.size ? " done" : ""}`, "data-racer": r.id },
+        el("span", { class: "rank", text: String(i + 1) }),
+        el("span", { class: "name", text: r.name + (r.id === s.me ? " (you)" : "") }),
+        el("span", { class: "bar", role: "img", "aria-label": `${r.foundation_cards} of ${52 * decks} cards` }, fill),
+        el("span", { class: "figures", text: `${r.foundation_cards} · ${r.moves} move${r.moves === 1 ? "" : "s"} · ${r.status.replace("_", " ")}` }));
+    }));
+    if (still.matches) return;
+    for (const li of panel.children) {
+      const was = before.get(li.dataset.racer);
+      const dy = was === undefined ? 0 : was - li.getBoundingClientRect().top;
+      if (dy) li.animate([{ transform: `translateY(${dy}px)` }, { transform: "none" }], { duration: 300, easing: "ease-out" });
+    }
   }
 
   function buildEnd() {
