@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -238,6 +239,8 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     blegal = js(bob, "return window.__lucie.legal")
     bmove = next(m for m in blegal if "-" in m)
     play(bob, bmove, "tap")
+    css(bob, "#redeal").click()  # a redeal: the replay viewer must deal it again the same way
+    wait_version(bob, 2)
     no_sideways_scroll(bob)
 
     # --- Ada plays the winning line, every kind of input in turn
@@ -289,7 +292,10 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     assert "Ada (you)" in text_of(ada, ".standings tbody tr:first-child")
     assert "1st" in text_of(ada, ".msg")
 
-    # every event exactly once, in order, across the reload and the drop
+    # every event exactly once, in order, across the reload and the drop (the
+    # solver's par event may still be on its way to one of them)
+    until(lambda: js(bob, "return window.__lucie.events.at(-1)")
+          == js(sam, "return window.__lucie.events.at(-1)"), 10, message="the same last event")
     events = js(bob, "return window.__lucie.events")
     assert events == list(range(events[0], events[0] + len(events))), events
     sam_events = js(sam, "return window.__lucie.events")
@@ -310,14 +316,36 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     assert text_of(ada, "#replay-now").startswith(f"Move 1 of {len(line)}: {line[0]}")
     Select(css(ada, "#rp-speed")).select_by_value("8")
     css(ada, "#rp-play").click()
-    until(lambda: text_of(ada, "#replay-now").startswith("Move 6 of"), 10,
-          message="the replay playing")
+    def replay_at() -> int:
+        found = re.match(r"Move (\d+) of", text_of(ada, "#replay-now"))
+        return int(found.group(1)) if found else 0
+
+    until(lambda: replay_at() >= 6, 10, message="the replay playing")
     css(ada, "#rp-play").click()  # pause
     paused = text_of(ada, "#replay-now")
     time.sleep(0.3)
     assert text_of(ada, "#replay-now") == paused
     css(ada, "#rp-prev").click()
     assert text_of(ada, "#replay-now") != paused
+    # the viewer's board after the last move is each racer's final board
+    for racer in ("Ada", "Bob"):
+        Select(css(ada, "#replay-racer")).select_by_visible_text(racer)
+
+        def at_end(who: str = racer) -> Any:
+            css(ada, "#rp-last").click()
+            shown = js(ada, "return window.__lucie.replay")
+            return shown if shown and shown["player"] == who \
+                and shown["index"] == shown["total"] else None
+
+        shown = until(at_end, message=f"{racer}'s replay at its end")
+        room = httpx.get(f"{url}/api/v1/rooms/{code}").json()
+        rid = next(r["id"] for r in room["racers"] if r["name"] == racer)
+        final = httpx.get(f"{url}/api/v1/rooms/{code}/racers/{rid}/game").json()["position"]
+        assert shown["fans"] == final["fans"], racer
+        assert shown["foundations"] == final["foundations"], racer
+    Select(css(ada, "#replay-racer")).select_by_visible_text("Ada")
+    until(lambda: js(ada, "return window.__lucie.replay.player") == "Ada",
+          message="Ada's replay again")
     downloads = tmp_path / "downloads"
     downloads.mkdir()
     ada.execute_cdp_cmd("Browser.setDownloadBehavior",

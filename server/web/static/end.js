@@ -1,7 +1,9 @@
 // End of race: standings with points and par, the comparison chart (SVG), the replay
 // viewer, the replay file download and "race this ghost".
 import { call, store } from "./api.js";
-import { el } from "./board.js";
+import { Board, el } from "./board.js";
+import { asGame, replayPositions } from "./engine.js";
+import { hooks } from "./nav.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 function svg(tag, attrs = {}, text) {
@@ -89,14 +91,18 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   const now = el("p", { class: "now", id: "replay-now", "aria-live": "polite" });
   const b = (id, text, label) => el("button", { type: "button", id, text, "aria-label": label });
   const first = b("rp-first", "⏮", "first move"), prev = b("rp-prev", "◀", "step back"),
-    play = b("rp-play", "▶", "play"), next = b("rp-next", "▶|", "step forward");
+    play = b("rp-play", "▶", "play"), next = b("rp-next", "▶|", "step forward"),
+    last = b("rp-last", "⏭", "last move");
+  const replayBox = el("div", { class: "replay-board", id: "replay-board" });
+  const viewer = new Board(replayBox, { readOnly: true });
+  let positions = null;
   const speed = el("select", { id: "rp-speed", "aria-label": "speed" });
   for (const v of [1, 2, 4, 8]) speed.append(el("option", { value: v, text: `${v}×` }));
   const download = b("rp-download", "Download replay", "Download the replay file");
   const ghost = b("rp-ghost", "Race this ghost", "Race this racer's recorded game");
   box.append(el("section", { class: "replay" }, el("h2", { text: "Replay" }),
     el("p", {}, pickR, " ", download, " ", ghost),
-    el("div", { class: "controls" }, first, prev, play, next, speed), now, list));
+    el("div", { class: "controls" }, first, prev, play, next, last, speed), now, replayBox, list));
 
   let cmp = null; let svgChart = null; let rep = null; let idx = 0; let timer = null;
 
@@ -129,7 +135,8 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
     stop();
     try {
       rep = await call("GET", `/rooms/${code}/racers/${pickR.value}/replay`, { token });
-      idx = 0;
+      idx = 0; positions = null;
+      try { positions = await replayPositions(rep); } catch (e) { positions = null; } // WebCrypto needs a secure origin
       list.replaceChildren(...rep.moves.map((m, i) => el("li", { "data-i": String(i) }, el("code", { text: m.move }), el("span", { class: "muted", text: ` ${clock(m.race_clock_ms)}` }))));
       drawNow();
     } catch (e) { now.textContent = `${e.code}: ${e.message}`; }
@@ -139,6 +146,11 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
     const n = rep.moves.length;
     list.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", i === idx - 1));
     const m = rep.moves[idx - 1];
+    if (positions) {
+      const g = asGame(positions[idx]);
+      viewer.set(g, rep.rules);
+      hooks.replay = { player: rep.player, index: idx, total: rep.moves.length, fans: g.position.fans, foundations: g.position.foundations };
+    } else replayBox.textContent = "";
     now.textContent = m ? `Move ${idx} of ${n}: ${m.move} at ${clock(m.race_clock_ms)}` : `${rep.player}: ${n} moves — press play`;
     if (m && svgChart && cmp) {
       if ([cmp.a.name, cmp.b.name].includes(rep.player)) svgChart.moveCursor(m.race_clock_ms);
@@ -150,6 +162,7 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   first.addEventListener("click", () => { stop(); stepTo(0); });
   prev.addEventListener("click", () => { stop(); stepTo(idx - 1); });
   next.addEventListener("click", () => { stop(); stepTo(idx + 1); });
+  last.addEventListener("click", () => { stop(); stepTo(rep ? rep.moves.length : 0); });
   play.addEventListener("click", () => {
     if (timer) return stop();
     if (rep && idx >= rep.moves.length) idx = 0;
