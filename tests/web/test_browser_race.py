@@ -29,7 +29,7 @@ import httpx
 import pytest
 
 from bench._chromium import chromium, console_errors, not_blank
-from server.rules import deal, get_variant
+from server.rules import deal, deal_order, get_variant
 from server.solver import solve
 
 from ..conftest import ServerFactory
@@ -390,5 +390,13 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
           message="the leaderboard table")
     no_sideways_scroll(phone)
     shots(phone, "leaderboards-phone")
+    # the replay viewer's deals are the server's, for every generator and deck count
+    cases = [(1, 1), (31999, 1), (32000, 1), (806111773, 1), (2**53 + 1, 1),
+             (99999999999999999999, 1), (123456, 2), (5, 2)]
+    orders = phone.execute_async_script("""
+        const [cases, done] = [arguments[0], arguments[arguments.length - 1]];
+        import('/static/engine.js').then((e) => done(cases.map(([n, d]) => e.dealOrder(n, d))));
+        """, [[str(n), d] for n, d in cases])
+    assert orders == [deal_order(n, d) for n, d in cases]
     assert js(phone, "return window.__lucie.errors") == []
     assert console_errors(phone) == []
