@@ -65,8 +65,9 @@ export function chart(cmp, total) {
 export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   const total = 52 * room.rules.decks;
   const table = el("table", { class: "standings" });
+  const tableBox = el("div", { class: "table-box" }, table);
   const parLine = el("p", { class: "par" });
-  box.append(el("h2", { text: room.state === "closed" ? "The room was closed" : "Race over" }), table, parLine);
+  box.append(el("h2", { text: room.state === "closed" ? "The room was closed" : "Race over" }), tableBox, parLine);
   const racers = room.racers;
   const pickA = el("select", { id: "cmp-a", "aria-label": "Compare" });
   const pickB = el("select", { id: "cmp-b", "aria-label": "against" });
@@ -107,12 +108,13 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   let cmp = null; let svgChart = null; let rep = null; let idx = 0; let timer = null;
 
   call("GET", `/rooms/${code}/standings`).then((st) => {
-    table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "Racer", "Cards", "Time", "Moves", "Status", "Points", "To par"].map((h) => el("th", { scope: "col", text: h })))),
+    table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "Racer", "Cards", "Points", "To par", "Time", "Moves", "Status"].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, ...st.standings.map((x) => el("tr", { class: x.racer === me ? "me" : "" },
         el("td", { text: String(x.rank) }), el("td", { text: x.name + (x.racer === me ? " (you)" : "") }),
-        el("td", { text: `${x.foundation_cards}/${total}` }), el("td", { text: clock(x.reach_time_ms) }),
-        el("td", { text: String(x.moves) }), el("td", { text: x.status.replace("_", " ") }),
-        el("td", { text: String(x.points) }), el("td", { text: x.to_par === null ? "–" : (x.to_par > 0 ? `−${x.to_par}` : "par") })))));
+        el("td", { text: `${x.foundation_cards}/${total}` }), el("td", { text: String(x.points) }),
+        el("td", { text: x.to_par === null ? "–" : (x.to_par > 0 ? `−${x.to_par}` : "par") }),
+        el("td", { text: clock(x.reach_time_ms) }), el("td", { text: String(x.moves) }),
+        el("td", { text: x.status.replace("_", " ") })))));
     parLine.textContent = st.par === null ? "Par: the solver has not found it yet." : `Par: ${st.par} cards (the most this deal allows with these redeals).`;
     const mine = st.standings.find((x) => x.racer === me);
     if (mine) say(`You finished ${mine.rank}${["th", "st", "nd", "rd"][mine.rank % 10 > 3 || Math.floor(mine.rank / 10) === 1 ? 0 : mine.rank % 10]} of ${st.standings.length} with ${mine.points} points.`, "good");
@@ -127,7 +129,8 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
         el("span", { class: "key a", text: `■ ${cmp.a.name}` }), " ", el("span", { class: "key b", text: `■ ${cmp.b.name}` }), " ", el("span", { class: "key d", text: "┆ divergence" })));
       const v = cmp.verdict;
       const who = v.winner === "a" ? cmp.a.name : v.winner === "b" ? cmp.b.name : null;
-      figures.textContent = `${cmp.a.name}: ${cmp.a.foundation_cards} cards, ${cmp.a.moves} moves · ${cmp.b.name}: ${cmp.b.foundation_cards} cards, ${cmp.b.moves} moves · ${who ? `${who} ahead (${v.decided_by.replace("_", " ")})` : "a tie"} · lead changed ${cmp.lead.changes} times.`;
+      const mv = (n) => `${n} move${n === 1 ? "" : "s"}`;
+      figures.textContent = `${cmp.a.name}: ${cmp.a.foundation_cards} cards, ${mv(cmp.a.moves)} · ${cmp.b.name}: ${cmp.b.foundation_cards} cards, ${mv(cmp.b.moves)} · ${who ? `${who} ahead (${v.decided_by.replace("_", " ")})` : "a tie"} · lead changed ${cmp.lead.changes} times.`;
       drawNow();
     } catch (e) { chartBox.textContent = `${e.code}: ${e.message}`; }
   }
