@@ -106,8 +106,8 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                     merci=args.merci, undo=args.undo)
                 code, host_token = created.room.code, created.host_token
                 print(f"Room {code} (deal {created.room.deal_number}). "
-                      f"A second player joins with:  {lucie_command()} join {code}",
-                      flush=True)
+                      f"A second player joins with:  {lucie_command()} join {code}  "
+                      f"Browser: {url.rstrip('/')}/r/{code}", flush=True)
             joined = await join_room(client, code, args.name)
             room = await client.get_room(code)
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)

@@ -4,7 +4,8 @@
 ``REDIS_URL`` (memory when unset), the race authority, the per-process
 event hub, a background task that advances room timers, the REST routes,
 the room WebSocket, health (``/healthz``: the process is up) and
-readiness (``/readyz``: the store answers).
+readiness (``/readyz``: the store answers), and the browser client's
+pages and static files (``server.web``, docs/web.md).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from server.runtime.redact import install as install_redaction
 from server.runtime.settings import Settings, SettingsError
 from server.runtime.ws_protocol import ws_protocol_class
 from server.store import open_store
+from server.web import web_routes
 
 __all__ = ["create_app", "main"]
 
@@ -129,6 +131,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             *h2h_routes(),
             *solver_routes(),
             WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
+            *web_routes(),
         ],
         exception_handlers=exception_handlers,
         lifespan=lifespan,

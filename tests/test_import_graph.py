@@ -269,6 +269,7 @@ RULES: tuple[Rule, ...] = (
     Rule("server.runtime", allowed=("server.runtime", "server.errors")),
     Rule("server.errors", allowed=("server.errors",)),
     Rule("server.solver", allowed=("server.solver", "server.rules")),
+    Rule("server.web", allowed=("server.web",)),
     Rule("client_cli", allowed=("server.rules", "server.solver")),
 )
 """Forbidden arrows between the layers."""

@@ -1,0 +1,150 @@
+// The public API (/api/v1, docs/protocol.md): REST calls, the room socket, token storage.
+export const API = "/api/v1";
+
+/** JSON.parse keeping big integers exact: deal numbers go up to 10^20 − 1 (protocol.md). */
+export function parseJSON(text) {
+  return JSON.parse(text, (key, value, ctx) =>
+    (typeof value === "number" && !Number.isSafeInteger(value) && ctx && /^\d+$/.test(ctx.source))
+      ? ctx.source : value);
+}
+
+export class ApiError extends Error {
+  constructor(status, code, message, details) {
+    super(message); this.status = status; this.code = code; this.details = details;
+  }
+}
+
+/** One REST call: method, path under /api/v1, optional JSON body (object or raw JSON text), token. */
+export async function call(method, path, { body, token } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let res;
+  try {
+    res = await fetch(API + path, {
+      method, headers, cache: "no-store",
+      body: body === undefined ? undefined : (typeof body === "string" ? body : JSON.stringify(body)),
+    });
+  } catch (e) {
+    throw new ApiError(0, "network/offline", "the server does not answer");
+  }
+  if (res.status === 204) return null;
+  const text = await res.text();
+  let data = null;
+  try { data = text ? parseJSON(text) : null; } catch (e) { data = null; }
+  if (!res.ok) {
+    const err = data && data.error ? data.error : { code: `http/${res.status}`, message: res.statusText };
+    throw new ApiError(res.status, err.code, err.message, err.details);
+  }
+  return data;
+}
+
+// Tokens: kept in this browser's localStorage for each room (never in a URL).
+const KEY = "lucie.v1.";
+function read(k) { try { return JSON.parse(localStorage.getItem(KEY + k) ?? "null"); } catch (e) { return null; } }
+function write(k, v) { try { localStorage.setItem(KEY + k, JSON.stringify(v)); } catch (e) { /* private mode */ } }
+export const store = {
+  racer(code) { return read(`racer.${code.toUpperCase()}`); },
+  setRacer(code, v) { write(`racer.${code.toUpperCase()}`, v); },
+  host(code) { return read(`host.${code.toUpperCase()}`); },
+  setHost(code, token) { write(`host.${code.toUpperCase()}`, token); },
+  name() { return read("name") ?? ""; },
+  setName(n) { write("name", n); },
+  // the resume point of this tab: the seq of the last event seen, per room
+  seen(code) { try { return JSON.parse(sessionStorage.getItem(KEY + "seen." + code) ?? "null"); } catch (e) { return null; } },
+  setSeen(code, v) { try { sessionStorage.setItem(KEY + "seen." + code, JSON.stringify(v)); } catch (e) { /* ignore */ } },
+};
+
+/**
+ * The room socket with resume (protocol.md "Resuming"): on a drop it reconnects with
+ * ?since=<last seq>, so no event is lost or repeated; a move with no answer is sent
+ * again with the same client_move_id (the server answers a repeat with its first answer).
+ * handlers: onWelcome(d), onEvent(ev), onSnapshot(d), onAck(d), onRefused(d), onError(d),
+ * onStatus("open"|"down"|"gone", text).
+ */
+export class RoomSocket {
+  constructor(code, token, handlers, lastSeq = null) {
+    this.code = code; this.token = token; this.h = handlers;
+    this.lastSeq = lastSeq; this.pending = new Map(); this.ws = null;
+    this.closed = false; this.attempt = 0; this.authed = !token;
+  }
+  open() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const since = this.lastSeq === null ? "" : `?since=${this.lastSeq}`;
+    const ws = new WebSocket(`${proto}//${location.host}${API}/rooms/${this.code}/ws${since}`);
+    this.ws = ws; this.authed = !this.token;
+    ws.onopen = () => {
+      this.attempt = 0;
+      if (this.token) ws.send(JSON.stringify({ t: "auth", d: { token: this.token } }));
+    };
+    ws.onmessage = (m) => this.dispatch(m.data);
+    ws.onclose = (e) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closed) return;
+      if (e.code === 4004 || e.code === 1008) {
+        this.closed = true;
+        this.h.onStatus?.("gone", e.reason || "the room is gone");
+        return;
+      }
+      this.h.onStatus?.("down", "Connection lost — reconnecting…");
+      const delay = Math.min(5000, 250 * 2 ** this.attempt++);
+      setTimeout(() => { if (!this.closed) this.open(); }, delay);
+    };
+    this.ping ??= setInterval(() => this.send({ t: "ping" }), 15000);
+  }
+  close() { this.closed = true; clearInterval(this.ping); this.ws?.close(1000); }
+  /** Drop the connection as a network failure would (tests, the "reconnect" path). */
+  drop() { this.ws?.close(3000, "drop"); }
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN && (this.authed || msg.t === "ping")) {
+      this.ws.send(JSON.stringify(msg)); return true;
+    }
+    return false;
+  }
+  move(move, expectedVersion, clientMoveId) {
+    const msg = { t: "move", d: { move, expected_version: expectedVersion, client_move_id: clientMoveId } };
+    this.pending.set(clientMoveId, msg);
+    this.send(msg);
+  }
+  dispatch(raw) {
+    let msg;
+    try { msg = parseJSON(raw); } catch (e) { return; }
+    const d = msg.d ?? {};
+    switch (msg.t) {
+      case "welcome":
+        if (d.racer || !this.token) {
+          this.authed = true;
+          this.h.onStatus?.("open", "");
+          for (const m of this.pending.values()) this.send(m); // same client_move_id
+        }
+        if (this.lastSeq === null) this.lastSeq = d.room.seq;
+        this.h.onWelcome?.(d);
+        break;
+      case "event":
+        if (this.lastSeq !== null && d.seq <= this.lastSeq) return; // seen already
+        this.lastSeq = d.seq;
+        this.h.onEvent?.(d);
+        break;
+      case "snapshot":
+        this.lastSeq = d.seq;
+        this.h.onSnapshot?.(d);
+        break;
+      case "ack":
+        this.pending.delete(d.client_move_id);
+        this.h.onAck?.(d);
+        break;
+      case "refused":
+        if (d.code === "store/unavailable") { // resend later, same client_move_id
+          const m = this.pending.get(d.client_move_id);
+          if (m) setTimeout(() => this.send(m), d.details?.retry_after_ms ?? 1000);
+          return;
+        }
+        this.pending.delete(d.client_move_id);
+        this.h.onRefused?.(d);
+        break;
+      case "error": this.h.onError?.(d); break;
+      default: break; // pong and types this client does not know
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// The client's router: one HTML shell for every page, drawn here (docs/web.md).
+import { mountHome } from "./home.js";
+import { hooks } from "./nav.js";
+import { mountLeaderboards, mountRules } from "./pages.js";
+import { mountRoom } from "./race.js";
+
+const ROUTES = [
+  [/^\/$/, (m) => mountHome(m)],
+  [/^\/r\/([A-Za-z0-9_-]{1,16})\/watch\/?$/, (m, p) => mountRoom(m, p[1], { watch: true })],
+  [/^\/r\/([A-Za-z0-9_-]{1,16})\/?$/, (m, p) => mountRoom(m, p[1])],
+  [/^\/leaderboards\/?$/, (m) => mountLeaderboards(m)],
+  [/^\/rules\/?$/, (m) => mountRules(m)],
+];
+
+let cleanup = null;
+function route() {
+  const main = document.getElementById("main");
+  if (typeof cleanup === "function") cleanup();
+  cleanup = null;
+  const path = location.pathname;
+  for (const [re, mount] of ROUTES) {
+    const p = path.match(re);
+    if (p) { cleanup = mount(main, p); hooks.page = path; return; }
+  }
+  main.textContent = "No such page.";
+}
+
+document.addEventListener("click", (e) => {
+  const a = e.target.closest?.("a[href]");
+  if (!a || a.target || a.hasAttribute("download") || e.ctrlKey || e.metaKey || e.shiftKey || e.button) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith("/static/") || url.pathname.startsWith("/api/")) return;
+  e.preventDefault();
+  if (url.pathname !== location.pathname) history.pushState(null, "", url.pathname);
+  route();
+});
+window.addEventListener("popstate", route);
+window.addEventListener("lucie:navigate", route);
+window.addEventListener("error", (e) => hooks.errors.push(String(e.message)));
+window.addEventListener("unhandledrejection", (e) => hooks.errors.push(String(e.reason)));
+route();

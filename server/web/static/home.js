@@ -1,0 +1,108 @@
+// The home page: create a room, join by code, public rooms (live), the daily deal.
+import { call, store } from "./api.js";
+import { startBots } from "./bots.js";
+import { el } from "./board.js";
+import { navigate } from "./nav.js";
+import { VARIANTS, variantName } from "./variants.js";
+
+function field(label, input, hint) {
+  return el("div", { class: "field" }, el("label", { for: input.id, text: label }), input, hint ? el("small", { class: "muted", text: hint }) : null);
+}
+
+/** Create a room with these options, join it as `name`, add bots; navigate to it. */
+export async function createAndJoin(opts, name, bots) {
+  // deal numbers may exceed 2^53: they go into the JSON as written
+  const { deal, ...rest } = opts;
+  const dealJSON = /^\d+$/.test(String(deal)) ? String(deal) : JSON.stringify(deal);
+  const body = JSON.stringify(rest).replace(/}$/, `${Object.keys(rest).length ? "," : ""}"deal":${dealJSON}}`);
+  const created = await call("POST", "/rooms", { body });
+  const code = created.room.code;
+  store.setHost(code, created.host_token);
+  const j = await call("POST", `/rooms/${code}/racers`, { body: { name } });
+  store.setRacer(code, { racer: j.racer.id, token: j.token, name: j.racer.name });
+  store.setName(name);
+  if (bots > 0) startBots(code, bots);
+  navigate(`/r/${code}`);
+}
+
+export function mountHome(main) {
+  const msg = el("p", { class: "msg", role: "alert" });
+  const say = (t, k = "error") => { msg.textContent = t; msg.className = `msg ${k}`; };
+  const name = el("input", { id: "name", required: true, maxlength: "24", autocomplete: "nickname", value: store.name() });
+  const variant = el("select", { id: "variant" });
+  for (const [id, n] of VARIANTS) variant.append(el("option", { value: id, text: n }));
+  const dealKind = el("select", { id: "deal-kind" });
+  for (const [v, t] of [["random", "Random"], ["number", "Deal number…"], ["daily", "Today's daily deal"]]) dealKind.append(el("option", { value: v, text: t }));
+  const dealNo = el("input", { id: "deal-number", inputmode: "numeric", pattern: "[0-9]{1,20}", placeholder: "e.g. 123", hidden: true, "aria-label": "Deal number" });
+  dealKind.addEventListener("change", () => { dealNo.hidden = dealKind.value !== "number"; dealNo.required = !dealNo.hidden; });
+  const limit = el("select", { id: "time-limit" });
+  for (const m of [3, 5, 10, 15, 30, 60]) limit.append(el("option", { value: m * 60, text: `${m} min`, selected: m === 15 }));
+  const capacity = el("input", { id: "capacity", type: "number", min: "1", max: "64", value: "8" });
+  const bots = el("input", { id: "bots", type: "number", min: "0", max: "7", value: "0" });
+  const vis = el("select", { id: "visibility" }, el("option", { value: "public", text: "Public (listed)" }), el("option", { value: "private", text: "Private (link only)" }));
+  const hints = el("input", { id: "hints", type: "checkbox" });
+  const winnable = el("input", { id: "winnable", type: "checkbox" });
+  const create = el("form", { class: "card-panel create", id: "create-form" },
+    el("h2", { text: "New race" }),
+    field("Your name", name),
+    el("div", { class: "grid2" },
+      field("Variant", variant), el("div", { class: "field" }, el("label", { for: "deal-kind", text: "Deal" }), dealKind, dealNo),
+      field("Time limit", limit), field("Seats", capacity),
+      field("Computer racers", bots, "run by this page"), field("Room", vis)),
+    el("div", { class: "checks" },
+      el("label", {}, hints, " hints"), el("label", {}, winnable, " winnable deals only")),
+    el("button", { type: "submit", class: "primary", id: "create", text: "Create the room" }));
+  create.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const deal = dealKind.value === "number" ? dealNo.value.trim() : dealKind.value;
+    try {
+      await createAndJoin({ variant: variant.value, capacity: Number(capacity.value), time_limit_s: Number(limit.value),
+        visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, deal }, name.value, Number(bots.value));
+    } catch (err) { say(`${err.code}: ${err.message}`); }
+  });
+
+  const code = el("input", { id: "join-code", required: true, maxlength: "16", autocapitalize: "characters", placeholder: "ABCD23", "aria-label": "Room code" });
+  const join = el("form", { class: "card-panel joinby" }, el("h2", { text: "Join by code" }),
+    el("div", { class: "row" }, code, el("button", { type: "submit", text: "Join" })));
+  join.addEventListener("submit", (e) => { e.preventDefault(); navigate(`/r/${code.value.trim().toUpperCase()}`); });
+
+  const rooms = el("ul", { class: "rooms", id: "public-rooms", "aria-live": "polite" });
+  const daily = el("div", { class: "card-panel daily" }, el("h2", { text: "Today's deal" }), el("p", { class: "muted", text: "…" }));
+
+  main.replaceChildren(
+    el("section", { class: "hero" }, el("h1", { text: "Race La Belle Lucie" }),
+      el("p", { text: "Everyone gets the same deal; the server checks every move. Nothing to install, no account." }),
+      el("p", {}, el("a", { href: "/rules", "data-link": true, text: "How to play (the rules)" }))),
+    msg,
+    el("div", { class: "home-grid" }, create,
+      el("div", { class: "col" }, join, el("section", { class: "card-panel" }, el("h2", { text: "Public rooms waiting" }), rooms), daily)));
+
+  async function refreshRooms() {
+    try {
+      const list = await call("GET", "/rooms");
+      rooms.replaceChildren(...list.rooms.slice(0, 12).map((r) => el("li", {},
+        el("a", { href: `/r/${r.code}`, "data-link": true, class: "code", text: r.code }),
+        el("span", { text: ` ${variantName(r.rules.variant)} · ${r.racers.length}/${r.capacity} · ${Math.round(r.time_limit_ms / 60000)} min ` }),
+        el("a", { href: `/r/${r.code}/watch`, "data-link": true, text: "watch" }))));
+      if (!list.rooms.length) rooms.append(el("li", { class: "muted", text: "None right now: create one." }));
+    } catch (e) { rooms.replaceChildren(el("li", { class: "muted", text: `${e.code}: ${e.message}` })); }
+  }
+  async function loadDaily() {
+    try {
+      const [d, lb] = await Promise.all([call("GET", "/daily/belle-lucie"), call("GET", "/leaderboards/belle-lucie/daily?limit=5")]);
+      const go = el("button", { type: "button", id: "race-daily", class: "primary", text: "Race today's deal" });
+      go.addEventListener("click", () => {
+        if (!name.value.trim()) { name.focus(); say("Your name first."); return; }
+        createAndJoin({ variant: "belle-lucie", deal: "daily" }, name.value, 0).catch((err) => say(`${err.code}: ${err.message}`));
+      });
+      daily.replaceChildren(el("h2", { text: "Today's deal" }),
+        el("p", { text: `${d.date} · La Belle Lucie deal ${d.deal_number}` }), go,
+        el("ol", { class: "lb" }, ...lb.rows.map((r) => el("li", { text: `${r.name} — ${r.foundation_cards} cards, ${r.moves} moves` }))),
+        lb.rows.length ? null : el("p", { class: "muted", text: "Nobody has finished it yet today." }),
+        el("p", {}, el("a", { href: "/leaderboards", "data-link": true, text: "All leaderboards" })));
+    } catch (e) { daily.replaceChildren(el("p", { class: "muted", text: `${e.code}: ${e.message}` })); }
+  }
+  refreshRooms(); loadDaily();
+  const t = setInterval(refreshRooms, 3000);
+  return () => clearInterval(t);
+}

@@ -1,0 +1,417 @@
+// The room page (/r/CODE) and the spectator page (/r/CODE/watch): waiting room,
+// countdown, board, opponents panel, end of race. Everything comes from the public API:
+// REST for the room, the game and the moves' fallbacks, the room socket for the rest.
+import { call, RoomSocket, store } from "./api.js";
+import { Board, el } from "./board.js";
+import { mountEnd } from "./end.js";
+import { banner, hooks, navigate } from "./nav.js";
+
+const FINAL = new Set(["won", "resigned", "left", "timed_out"]);
+
+function fmtClock(ms) {
+  if (ms === null || ms === undefined) return "–:–";
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+export { fmtClock };
+
+/** Rank order of rules.md "Race ranking": cards, reach time (null = 0), moves, join order. */
+export function ranked(racers) {
+  return [...racers].sort((a, b) => (b.foundation_cards - a.foundation_cards)
+    || ((a.reach_time_ms ?? 0) - (b.reach_time_ms ?? 0)) || (a.moves - b.moves)
+    || (a.join_order - b.join_order));
+}
+
+function applyEvent(room, ev) {
+  const find = (id) => room.racers.find((r) => r.id === id);
+  switch (ev.type) {
+    case "joined": {
+      const i = room.racers.findIndex((r) => r.id === ev.racer.id);
+      if (i >= 0) room.racers[i] = ev.racer; else room.racers.push(ev.racer);
+      break;
+    }
+    case "left":
+      if (room.state === "waiting" || room.state === "countdown") room.racers = room.racers.filter((r) => r.id !== ev.racer);
+      else if (find(ev.racer)) Object.assign(find(ev.racer), { status: "left", final: true });
+      break;
+    case "ready": if (find(ev.racer)) find(ev.racer).ready = ev.ready; break;
+    case "countdown": room.state = "countdown"; room.starts_in_ms = ev.starts_in_ms; break;
+    case "started":
+      room.state = "racing"; room.deal_number = ev.deal_number; room.starts_in_ms = null;
+      for (const r of room.racers) if (r.status === "waiting") r.status = "playing";
+      break;
+    case "progress": {
+      const r = find(ev.racer);
+      if (r) Object.assign(r, { foundation_cards: ev.foundation_cards, moves: ev.moves, redeals_used: ev.redeals_used, merci_used: ev.merci_used, status: ev.status, reach_time_ms: ev.reach_time_ms });
+      break;
+    }
+    case "finished": if (find(ev.racer)) Object.assign(find(ev.racer), { status: ev.status, final: true, finished_ms: ev.race_clock_ms }); break;
+    case "race_over": case "par": room.state = room.state === "closed" ? "closed" : "over"; room.standings = ev.standings; room.par = ev.par; break;
+    case "closed": room.state = "closed"; break;
+    default: break;
+  }
+  if (ev.race_clock_ms !== null && ev.race_clock_ms !== undefined) room.race_clock_ms = ev.race_clock_ms;
+}
+
+export function mountRoom(main, code, { watch = false } = {}) {
+  code = code.toUpperCase();
+  const s = {
+    room: null, me: null, token: null, host: store.host(code), game: null, sock: null,
+    inflight: null, moveNo: 0, clockAt: 0, countdownAt: 0, mode: null, stopped: false,
+    lastLegal: null, watchRacer: null, watchTimer: null,
+  };
+  const saved = watch ? null : store.racer(code);
+  if (saved) { s.me = saved.racer; s.token = saved.token; }
+  main.replaceChildren(el("p", { class: "muted", text: `Room ${code}…` }));
+
+  const header = el("section", { class: "room-head" });
+  const msg = el("p", { class: "msg", role: "alert", "aria-live": "assertive" });
+  const countdown = el("div", { class: "countdown", hidden: true, "aria-live": "assertive" });
+  const stage = el("section", { class: "stage" });
+  let board = null; let panel = null; let clockEl = null; let toolbar = null;
+
+  function say(text, kind = "") { msg.textContent = text; msg.className = `msg ${kind}`; }
+
+  const clockNow = () => {
+    const r = s.room;
+    if (!r || r.race_clock_ms === null) return null;
+    if (r.state !== "racing") return r.race_clock_ms;
+    return r.race_clock_ms + (performance.now() - s.clockAt);
+  };
+  const tick = setInterval(() => {
+    if (clockEl) clockEl.textContent = `${fmtClock(clockNow())} / ${fmtClock(s.room?.time_limit_ms)}`;
+    if (s.room?.state === "countdown" && s.room.starts_in_ms !== null) {
+      const left = Math.ceil((s.room.starts_in_ms - (performance.now() - s.countdownAt)) / 1000);
+      countdown.hidden = false; countdown.textContent = left > 0 ? String(left) : "Go!";
+      hooks.countdownShown = true;
+    } else countdown.hidden = true;
+  }, 200);
+
+  function persistSeen() {
+    const log = hooks.events.slice(-500);
+    store.setSeen(code, { lastSeq: s.sock?.lastSeq ?? null, log });
+  }
+
+  async function load() {
+    let room;
+    try {
+      room = await call("GET", `/rooms/${code}`, { token: s.token ?? s.host });
+    } catch (e) {
+      if (e.code === "auth/invalid_token" && s.token) { // a stale token of an expired room
+        s.token = null; s.me = null; return load();
+      }
+      main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { class: "msg error", text: `${e.code}: ${e.message}` }),
+        el("p", {}, el("a", { href: "/", "data-link": true, text: "Back home" })));
+      return;
+    }
+    s.room = room;
+    if (!watch && !s.token && room.state === "waiting") return joinForm();
+    if (!watch && !s.token) {
+      say("The race has started without you: you are watching.");
+    }
+    connect();
+  }
+
+  function joinForm() {
+    const name = el("input", { id: "join-name", name: "name", required: true, maxlength: "24", autocomplete: "nickname", value: store.name() });
+    const form = el("form", { class: "card-panel join" },
+      el("h1", { text: `Join room ${code}` }),
+      el("p", { text: `${s.room.rules.name} · ${s.room.racers.length}/${s.room.capacity} racers · ${fmtClock(s.room.time_limit_ms)} time limit` }),
+      el("label", { for: "join-name", text: "Your name" }), name,
+      el("button", { type: "submit", class: "primary", text: "Join the race" }),
+      el("p", {}, el("a", { href: `/r/${code}/watch`, "data-link": true, text: "or just watch" })), msg);
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        const j = await call("POST", `/rooms/${code}/racers`, { body: { name: name.value } });
+        store.setName(name.value.trim());
+        store.setRacer(code, { racer: j.racer.id, token: j.token, name: j.racer.name });
+        s.me = j.racer.id; s.token = j.token;
+        main.replaceChildren(); load();
+      } catch (err) { say(`${err.code}: ${err.message}`, "error"); }
+    });
+    main.replaceChildren(form);
+    name.focus();
+  }
+
+  function connect() {
+    main.replaceChildren(header, countdown, msg, stage);
+    const seen = store.seen(code);
+    hooks.events = seen && Array.isArray(seen.log) ? seen.log.slice() : [];
+    s.sock = new RoomSocket(code, s.token, {
+      onStatus(kind, text) {
+        if (kind === "open") banner("");
+        else if (kind === "down") banner(text);
+        else { banner(""); say(`Disconnected: ${text}`, "error"); }
+      },
+      onWelcome(d) {
+        if (s.token && d.racer === null) return; // the spectator welcome before auth
+        s.room = d.room; s.clockAt = performance.now();
+        if (d.room.state === "countdown") s.countdownAt = performance.now();
+        if (d.racer) s.me = d.racer;
+        persistSeen();
+        if ((d.room.state === "racing" || d.room.state === "over" || d.room.state === "closed") && s.me) fetchGame();
+        render();
+      },
+      onEvent(ev) {
+        hooks.events.push(ev.seq);
+        persistSeen();
+        if (ev.seq <= s.room.seq) return; // already in the welcome's room
+        s.room.seq = ev.seq;
+        const before = s.room.state;
+        applyEvent(s.room, ev);
+        if (ev.race_clock_ms !== null) s.clockAt = performance.now();
+        if (ev.type === "countdown") s.countdownAt = performance.now();
+        if (ev.type === "started" && s.me) fetchGame();
+        if (ev.type === "finished" && ev.racer === s.me) fetchGame();
+        if (ev.type === "par" && s.mode === "end") s.mode = null; // redraw the table with to-par
+        if (before !== s.room.state || ev.type === "race_over" || ev.type === "par") render(); else update();
+      },
+      onSnapshot(d) { s.room = d.room; s.clockAt = performance.now(); if (s.me) fetchGame(); render(); },
+      onAck(d) {
+        const f = s.inflight;
+        if (!f || f.id !== d.client_move_id) return;
+        s.inflight = null;
+        const tAck = performance.now();
+        if (!s.game || d.game.version >= s.game.version) s.game = d.game;
+        if (d.race_clock_ms !== null) { s.room.race_clock_ms = d.race_clock_ms; s.clockAt = performance.now(); }
+        say(d.applied.length > 1 ? `Played ${d.applied.join(" ")}` : "");
+        drawGame();
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+          const t = { move: f.text, ack_ms: tAck - f.t0, drawn_ms: performance.now() - f.t0 };
+          hooks.timings.push(t); f.resolve?.({ ok: true, ...t });
+        }));
+      },
+      onRefused(d) {
+        const f = s.inflight;
+        if (f && f.id === d.client_move_id) s.inflight = null;
+        if (d.game) { s.game = d.game; drawGame(); }
+        say(`${d.code}: ${d.message}`, "error");
+        f?.resolve?.({ ok: false, code: d.code, message: d.message });
+      },
+      onError(d) { say(`${d.code}: ${d.message}`, "error"); },
+    }, seen?.lastSeq ?? null);
+    s.sock.open();
+  }
+
+  async function fetchGame() {
+    try {
+      const g = await call("GET", `/rooms/${code}/racers/${s.me}/game`, { token: s.token });
+      if (!s.game || g.version >= s.game.version || g.final) s.game = g;
+      drawGame();
+    } catch (e) { say(`${e.code}: ${e.message}`, "error"); }
+  }
+
+  function sendMove(text) {
+    text = text.trim();
+    if (!text) return Promise.resolve({ ok: false, code: "empty" });
+    if (!s.game || !s.sock) { say("The race has not started."); return Promise.resolve({ ok: false, code: "not_racing" }); }
+    if (s.inflight) { say("One move at a time: waiting for the server…"); return Promise.resolve({ ok: false, code: "busy" }); }
+    return new Promise((resolve) => {
+      const id = `${s.me}-${Date.now().toString(36)}-${++s.moveNo}`;
+      s.inflight = { id, text, t0: performance.now(), resolve };
+      s.sock.move(text, s.game.version, id);
+    });
+  }
+  if (!watch) hooks.move = sendMove;
+  hooks.dropSocket = () => s.sock?.drop();
+
+  // ---- drawing ---------------------------------------------------------------
+  function render() {
+    const r = s.room;
+    if (!r || s.stopped) return;
+    hooks.state = r.state;
+    const mode = (r.state === "over" || r.state === "closed") ? "end"
+      : (r.state === "racing" ? "race" : "wait");
+    header.replaceChildren(
+      el("h1", {}, el("span", { class: "muted", text: watch ? "Watching " : "Room " }), el("span", { class: "code", text: r.code })),
+      el("p", { class: "meta", text: `${r.rules.name} · deal ${r.deal_number ?? "hidden until the start"} · ${r.racers.length}/${r.capacity} racers · ${r.visibility}${r.hints ? " · hints" : ""}` }),
+    );
+    if (mode !== s.mode) {
+      s.mode = mode; stage.replaceChildren(); board = null; panel = null; toolbar = null;
+      clearInterval(s.watchTimer);
+      if (mode === "wait") buildWait();
+      if (mode === "race") buildRace();
+      if (mode === "end") buildEnd();
+    }
+    update();
+  }
+
+  function update() {
+    if (s.mode === "wait") updateWait();
+    if (panel) drawPanel();
+  }
+
+  let waitList = null; let readyBtn = null; let startBtn = null;
+  function buildWait() {
+    const url = `${location.origin}/r/${s.room.code}`;
+    const share = el("input", { readonly: true, value: url, "aria-label": "Shareable link", class: "share" });
+    waitList = el("ul", { class: "racers" });
+    const actions = el("div", { class: "actions" });
+    if (s.me) {
+      readyBtn = el("button", { type: "button", id: "ready", class: "primary" });
+      readyBtn.addEventListener("click", () => {
+        const me = s.room.racers.find((x) => x.id === s.me);
+        s.sock.send({ t: "ready", d: { ready: !(me && me.ready) } });
+      });
+      actions.append(readyBtn);
+    }
+    if (s.host) {
+      startBtn = el("button", { type: "button", id: "start", text: "Start the race" });
+      startBtn.addEventListener("click", async () => {
+        try { await call("POST", `/rooms/${code}/start`, { token: s.host }); } catch (e) { say(`${e.code}: ${e.message}`, "error"); }
+      });
+      actions.append(startBtn);
+    }
+    stage.append(el("div", { class: "card-panel wait" },
+      el("h2", { text: "Waiting for racers" }),
+      el("p", {}, el("label", { text: "Share this link: " }), share),
+      waitList, actions,
+      el("p", { class: "muted", text: s.host ? "You are the host: start when everyone is in (or when all are ready the countdown starts by itself)." : "The countdown starts when the host starts or when every racer is ready." })));
+  }
+  function updateWait() {
+    waitList.replaceChildren(...s.room.racers.map((r) => el("li", { class: r.ready ? "ready" : "" },
+      el("span", { class: "name", text: r.name + (r.id === s.me ? " (you)" : "") }),
+      el("span", { class: "badge", text: r.ready ? "✓ ready" : "not ready" }))));
+    if (!s.room.racers.length) waitList.append(el("li", { class: "muted", text: "No racer yet." }));
+    if (readyBtn) {
+      const me = s.room.racers.find((x) => x.id === s.me);
+      readyBtn.textContent = me && me.ready ? "Not ready" : "I'm ready";
+      readyBtn.setAttribute("aria-pressed", String(!!(me && me.ready)));
+    }
+    if (startBtn) startBtn.disabled = s.room.state !== "waiting";
+  }
+
+  function buildRace() {
+    clockEl = el("span", { class: "clock", "aria-label": "race clock and time limit" });
+    const boardBox = el("div", { class: "board-box" });
+    panel = el("ol", { class: "opponents", "aria-label": "racers" });
+    if (s.me) {
+      board = new Board(boardBox, { onMove: sendMove });
+      toolbar = buildToolbar();
+      stage.append(el("div", { class: "race" },
+        el("div", { class: "play" }, el("div", { class: "status-row" }, clockEl, el("span", { class: "info", id: "info" })), boardBox, toolbar),
+        el("aside", { class: "side" }, el("h2", { text: "Racers" }), panel)));
+      drawGame();
+    } else {
+      const pick = el("select", { id: "watch-racer", "aria-label": "Board to watch" });
+      pick.append(el("option", { value: "", text: "— pick a racer's board —" }));
+      for (const r of s.room.racers) pick.append(el("option", { value: r.id, text: r.name }));
+      board = new Board(boardBox, { readOnly: true });
+      const note = el("p", { class: "muted" });
+      pick.addEventListener("change", () => { s.watchRacer = pick.value || null; pollWatch(note); });
+      stage.append(el("div", { class: "race" },
+        el("div", { class: "play" }, el("div", { class: "status-row" }, clockEl, pick), note, boardBox),
+        el("aside", { class: "side" }, el("h2", { text: "Racers" }), panel)));
+      s.watchTimer = setInterval(() => pollWatch(note), 3000);
+    }
+  }
+  async function pollWatch(note) {
+    if (!s.watchRacer || !board) return;
+    try {
+      const g = await call("GET", `/rooms/${code}/racers/${s.watchRacer}/game`);
+      board.set(g, s.room.rules);
+      note.textContent = g.delay_ms ? `This board is shown ${Math.round(g.delay_ms / 1000)} s behind the race (fair play).` : "";
+    } catch (e) { note.textContent = `${e.code}: ${e.message}`; }
+  }
+
+  function buildToolbar() {
+    const input = el("input", { id: "move-input", "aria-label": "Type a move: 3f, 3 7, r, u, a", placeholder: "3f · 3 7 · r · u · a", autocomplete: "off", autocapitalize: "off", spellcheck: "false", enterkeyhint: "send" });
+    const form = el("form", { class: "moveform" }, input, el("button", { type: "submit", text: "Play" }));
+    form.addEventListener("submit", (e) => { e.preventDefault(); const t = input.value; input.value = ""; sendMove(t); });
+    const btn = (id, text, fn) => { const b = el("button", { type: "button", id, text }); b.addEventListener("click", fn); return b; };
+    const bar = el("div", { class: "toolbar" },
+      btn("redeal", "Redeal", () => sendMove("r")),
+      btn("undo", "Undo", () => sendMove("u")),
+      btn("autoplay", "Autoplay", () => sendMove("a")),
+      btn("merci", "Merci", () => { board.toggleMerci(); say(board.merciMode ? "Merci: tap a covered card, then where it goes." : ""); }),
+      s.room.hints ? btn("hint", "Hint", async () => {
+        try { const h = await call("GET", `/rooms/${code}/racers/${s.me}/hint`, { token: s.token }); say(h.move ? `Hint: ${h.move}` : "No hint: no move helps."); } catch (e) { say(`${e.code}: ${e.message}`, "error"); }
+      }) : null,
+      btn("resign", "Resign", () => confirmResign()),
+      form);
+    return bar;
+  }
+  function confirmResign() {
+    const box = el("div", { class: "confirm", role: "dialog", "aria-label": "Resign?" },
+      el("span", { text: "Resign from the race? " }));
+    const yes = el("button", { type: "button", id: "resign-yes", class: "danger", text: "Resign" });
+    const no = el("button", { type: "button", text: "Keep racing" });
+    yes.addEventListener("click", () => { s.sock.send({ t: "resign" }); box.remove(); });
+    no.addEventListener("click", () => box.remove());
+    box.append(yes, no); toolbar.after(box); no.focus();
+  }
+
+  function drawGame() {
+    if (!board || !s.game) return;
+    board.set(s.game, s.room.rules);
+    const g = s.game;
+    if (hooks.boardAt === undefined) requestAnimationFrame(() => { hooks.boardAt ??= performance.now(); });
+    const info = document.getElementById("info");
+    if (info) info.textContent = `${g.position.foundation_cards}/${52 * s.room.rules.decks} on foundations · ${g.moves} move${g.moves === 1 ? "" : "s"} · ${g.redeals_left} redeal${g.redeals_left === 1 ? "" : "s"} left${g.merci_available ? " · merci available" : ""}`;
+    if (toolbar) {
+      const legal = new Set(g.legal_moves);
+      toolbar.querySelector("#redeal").textContent = `Redeal (${g.redeals_left})`;
+      toolbar.querySelector("#redeal").disabled = !legal.has("r");
+      toolbar.querySelector("#undo").disabled = !g.can_undo || g.final;
+      toolbar.querySelector("#autoplay").disabled = g.final || !g.legal_moves.length;
+      toolbar.querySelector("#merci").hidden = !s.room.rules.merci;
+      toolbar.querySelector("#merci").disabled = !g.merci_available;
+      toolbar.querySelector("#resign").disabled = g.final;
+    }
+    if (g.status === "won") say("You won! Waiting for the others…", "good");
+    else if (g.status === "stuck" && !g.final) say("No move left: undo, or resign.");
+    else if (g.final) say(`Your race is over (${g.status}). Waiting for the others…`);
+    hooks.version = g.version; hooks.legal = g.legal_moves; hooks.status = g.status;
+  }
+
+  // the racers panel: rank order; rows glide to their new place (FLIP) and a racer's
+  // row flashes once when their result becomes final
+  const seenFinal = new Set();
+  const still = matchMedia("(prefers-reduced-motion: reduce)");
+  function drawPanel() {
+    const decks = s.room.rules.decks;
+    const rows = ranked(s.room.racers);
+    const before = new Map([...panel.children].map((li) => [li.dataset.racer, li.getBoundingClientRect().top]));
+    panel.replaceChildren(...rows.map((r, i) => {
+      const justDone = FINAL.has(r.status) && !seenFinal.has(r.id);
+      if (FINAL.has(r.status)) seenFinal.add(r.id);
+      const fill = el("span", { class: "fill" });
+      fill.style.width = `${(100 * r.foundation_cards) / (52 * decks)}%`;
+      return el("li", { class: `racer${r.id === s.me ? " me" : ""}${FINAL.has(r.status) ? " final" : ""}${justDone && before.size ? " done" : ""}`, "data-racer": r.id },
+        el("span", { class: "rank", text: String(i + 1) }),
+        el("span", { class: "name", text: r.name + (r.id === s.me ? " (you)" : "") }),
+        el("span", { class: "bar", role: "img", "aria-label": `${r.foundation_cards} of ${52 * decks} cards` }, fill),
+        el("span", { class: "figures", text: `${r.foundation_cards} · ${r.moves} move${r.moves === 1 ? "" : "s"} · ${r.status.replace("_", " ")}` }));
+    }));
+    if (still.matches) return;
+    for (const li of panel.children) {
+      const was = before.get(li.dataset.racer);
+      const dy = was === undefined ? 0 : was - li.getBoundingClientRect().top;
+      if (dy) li.animate([{ transform: `translateY(${dy}px)` }, { transform: "none" }], { duration: 300, easing: "ease-out" });
+    }
+  }
+
+  function buildEnd() {
+    banner("");
+    const box = el("div", { class: "end" });
+    stage.append(box);
+    mountEnd(box, { code, room: s.room, me: s.me, token: s.token, say, onGhost: (c) => navigate(`/r/${c}`) });
+  }
+
+  // keyboard: typing a move anywhere goes to the move line; Escape drops the selection
+  function onKey(e) {
+    if (e.target.closest?.("input, textarea, select") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "Escape") { board?.clearSelection(); return; }
+    const input = document.getElementById("move-input");
+    if (input && /^[0-9a-zA-Z]$/.test(e.key)) input.focus();
+  }
+  document.addEventListener("keydown", onKey);
+
+  load();
+  return () => {
+    s.stopped = true; clearInterval(tick); clearInterval(s.watchTimer); s.sock?.close(); banner("");
+    document.removeEventListener("keydown", onKey);
+    if (hooks.move === sendMove) hooks.move = null;
+  };
+}

@@ -1,0 +1,402 @@
+"""The browser client in real headless Chromium (Debian's ``chromium`` through
+``chromedriver``, driven by Selenium) against a live ``lucie-server``.
+
+One race, three browsers: Ada (desktop, 1440×900) hosts a Trefoil room on
+deal 1 — a deal the solver wins from the first layout, so the winning line
+does not depend on the room's secret redeal key — and plays it to the win
+with taps, double-taps, drags and the keyboard; Bob (a phone, 390×844,
+touch) joins by the room's link, moves by tap, is refused an illegal move
+(the server's reason shows, nothing moves), reloads mid-race and loses his
+socket once (both resume without a lost or repeated event), then resigns;
+Sam watches at ``/r/CODE/watch``. The end screen shows the standings, the
+comparison chart (SVG), the replay viewer, the replay file download and
+"race this ghost". Every page is screenshotted into the test's folder and
+checked not blank; the consoles hold no error; the phone never scrolls
+sideways.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bench._chromium import chromium, console_errors, not_blank
+from server.rules import deal, deal_order, get_variant
+from server.solver import solve
+
+from ..conftest import ServerFactory
+
+pytestmark = pytest.mark.timeout(240)
+
+Driver = Any
+
+
+def winning_line() -> list[str]:
+    rules = get_variant("trefoil")
+    result = solve(rules, deal(rules, 1), mode="one-layout")
+    assert result.verdict == "won"
+    return [str(m) for m in result.moves]
+
+
+def until(what: Callable[[], Any], timeout: float = 15.0, message: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = what()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {message or what}")
+        time.sleep(0.02)
+
+
+def js(driver: Driver, script: str, *args: Any) -> Any:
+    return driver.execute_script(script, *args)
+
+
+def css(driver: Driver, selector: str) -> Any:
+    from selenium.webdriver.common.by import By
+    return driver.find_element(By.CSS_SELECTOR, selector)
+
+
+def text_of(driver: Driver, selector: str) -> str:
+    return str(js(driver, "const e = document.querySelector(arguments[0]); "
+                          "return e ? e.textContent : ''", selector))
+
+
+DOC_SHOTS = {"home-desktop", "home-phone", "race-desktop", "race-phone", "end-desktop",
+             "end-phone"}
+"""The screenshots README shows (docs/images/web-NAME.png)."""
+
+
+class Shots:
+    """Screenshots of every page, into the test's folder, each checked not blank.
+    With ``LUCIE_SCREENSHOTS_DIR`` set, the :data:`DOC_SHOTS` are also written
+    there, at one CSS pixel per pixel and in 256 colours (how docs/images is made)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.taken: list[Path] = []
+        self.docs = os.environ.get("LUCIE_SCREENSHOTS_DIR")
+
+    def __call__(self, driver: Driver, name: str) -> None:
+        path = self.folder / f"{len(self.taken):02d}-{name}.png"
+        data = driver.get_screenshot_as_png()
+        path.write_bytes(data)
+        assert not_blank(data), f"blank screenshot {path}"
+        self.taken.append(path)
+        if self.docs and name in DOC_SHOTS:
+            from PIL import Image
+
+            width = js(driver, "return window.innerWidth")
+            with Image.open(path) as image:
+                small = image.convert("RGB").resize(
+                    (width, round(image.height * width / image.width)), Image.LANCZOS)
+                small.quantize(256).save(Path(self.docs) / f"web-{name}.png", optimize=True)
+
+
+def no_sideways_scroll(driver: Driver) -> None:
+    width = js(driver, "return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"sideways scroll: content {width[0]} px > viewport {width[1]} px"
+
+
+@pytest.fixture
+def browsers(tmp_path: Path) -> Iterator[Callable[..., Driver]]:
+    started: list[Driver] = []
+
+    def start(width: int = 1440, height: int = 900, *, mobile: bool = False) -> Driver:
+        driver = chromium(width, height, mobile=mobile, profile_root=tmp_path)
+        driver.set_script_timeout(20)
+        started.append(driver)
+        return driver
+
+    yield start
+    for driver in started:
+        driver.quit()
+
+
+def top_card(n: int | str) -> str:
+    return f'.fan[data-place="fan:{n}"] .fan-cards > button:last-child'
+
+
+def wait_version(driver: Driver, version: int) -> None:
+    until(lambda: js(driver, "return window.__lucie.version") == version, 10,
+          f"game version {version}")
+
+
+def play(driver: Driver, move: str, how: str) -> None:
+    """One move of the winning line, the way ``how`` says; waits for its ack."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    before = js(driver, "return window.__lucie.version")
+    src, _, dst = move.partition("-")
+    if how == "keyboard":
+        box = css(driver, "#move-input")
+        box.send_keys(move.replace("-", " ") + Keys.ENTER)
+    elif how == "double-tap":
+        assert move.endswith("f")
+        # the first tap redraws the board: the second lands where the card still is
+        ActionChains(driver).move_to_element(css(driver, top_card(move[:-1]))).click().click() \
+            .perform()
+    elif how == "tap":
+        css(driver, top_card(src)).click()
+        until(lambda: js(driver, "return document.querySelectorAll('.target').length"), 5,
+              "highlighted targets")
+        assert js(driver, "return document.querySelector(arguments[0]).classList"
+                          ".contains('target')", f'.fan[data-place="fan:{dst}"]'), \
+            f"fan {dst} not highlighted for {move}"
+        css(driver, f'.fan[data-place="fan:{dst}"]').click()
+    elif how == "drag":
+        # the board redraws when the drag starts: aim by coordinates, not elements
+        dx, dy = js(driver, """
+            const a = document.querySelector(arguments[0]).getBoundingClientRect();
+            const b = document.querySelector(arguments[1]).getBoundingClientRect();
+            return [Math.round(b.x + b.width / 2 - a.x - a.width / 2),
+                    Math.round(b.y + b.height / 2 - a.y - a.height / 2)];""",
+                    top_card(src), f'.fan[data-place="fan:{dst}"]')
+        ActionChains(driver).move_to_element(css(driver, top_card(src))).click_and_hold() \
+            .move_by_offset(10, 10).move_by_offset(dx - 10, dy - 10).release().perform()
+    wait_version(driver, before + 1)
+
+
+def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Callable[..., Driver],
+                                     tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    url = server_factory()
+    shots = Shots(tmp_path)
+    line = winning_line()
+    ada = browsers(1440, 900)
+    bob = browsers(390, 844, mobile=True)
+    sam = browsers(1280, 800)
+
+    # --- Ada creates the room on the home page
+    ada.get(url + "/")
+    until(lambda: text_of(ada, "#public-rooms"), message="the public rooms list")
+    shots(ada, "home-desktop")
+    css(ada, "#name").send_keys("Ada")
+    Select(css(ada, "#variant")).select_by_value("trefoil")
+    Select(css(ada, "#deal-kind")).select_by_value("number")
+    css(ada, "#deal-number").send_keys("1")
+    css(ada, "#create").click()
+    until(lambda: "/r/" in ada.current_url, message="the room page")
+    code = ada.current_url.rstrip("/").rsplit("/", 1)[1]
+    assert len(code) == 6
+    until(lambda: "Ada (you)" in text_of(ada, ".racers"), message="Ada in the waiting room")
+    assert "token" not in ada.current_url.lower()
+
+    # --- Bob opens the shared link on his phone and joins; Sam watches
+    bob.get(f"{url}/r/{code}")
+    until(lambda: js(bob, "return !!document.getElementById('join-name')"), message="join form")
+    shots(bob, "join-phone")
+    no_sideways_scroll(bob)
+    css(bob, "#join-name").send_keys("Bob")
+    css(bob, "form.join button[type=submit]").click()
+    until(lambda: "Bob (you)" in text_of(bob, ".racers"), message="Bob in the waiting room")
+    sam.get(f"{url}/r/{code}/watch")
+    until(lambda: "Bob" in text_of(sam, ".racers") and "Ada" in text_of(sam, ".racers"),
+          message="the spectator's racer list")
+    css(bob, "#ready").click()
+    until(lambda: "✓ ready" in text_of(ada, ".racers"), message="Bob's ready shown to Ada")
+    shots(ada, "waiting-desktop")
+    no_sideways_scroll(bob)
+    shots(bob, "waiting-phone")
+    for who in (ada, bob, sam):
+        tokens = js(who, "return Object.keys(localStorage).filter(k => k.includes('racer.'))")
+        assert all(code not in who.current_url or "token" not in k for k in tokens)
+
+    # --- Ada starts: the countdown shows on every screen, then the boards
+    css(ada, "#start").click()
+    for who in (ada, bob, sam):
+        until(lambda w=who: js(w, "return window.__lucie.countdownShown === true"), 10,
+              message="the countdown")
+    until(lambda: js(ada, "return window.__lucie.version") == 0 and
+          js(bob, "return window.__lucie.version") == 0, 15, message="both boards")
+    assert len(js(ada, "return document.querySelectorAll('.fan')")) == 16  # Trefoil: 16 fans
+    assert css(ada, top_card(2)).get_attribute("aria-label").endswith(", fan 2")
+    assert " of " in css(ada, top_card(2)).get_attribute("aria-label")
+    shots(ada, "race-start-desktop")
+
+    # --- an illegal move: the server's reason shows and nothing moves
+    legal = set(js(ada, "return window.__lucie.legal"))
+    bad = next(f"{a}-{b}" for a in range(1, 17) for b in range(1, 17)
+               if a != b and f"{a}-{b}" not in legal)
+    board_before = text_of(ada, ".board")
+    css(ada, "#move-input").send_keys(bad.replace("-", " ") + "\n")
+    until(lambda: "move/illegal" in text_of(ada, ".msg"), message="the server's refusal")
+    assert text_of(ada, ".board") == board_before
+    assert js(ada, "return window.__lucie.version") == 0
+
+    # --- Bob (phone) makes a move by tap, then an illegal tap
+    blegal = js(bob, "return window.__lucie.legal")
+    bmove = next(m for m in blegal if "-" in m)
+    play(bob, bmove, "tap")
+    css(bob, "#redeal").click()  # a redeal: the replay viewer must deal it again the same way
+    wait_version(bob, 2)
+    no_sideways_scroll(bob)
+
+    # --- Ada plays the winning line, every kind of input in turn
+    kinds_f = ["double-tap", "keyboard"]
+    kinds_play = ["tap", "drag", "keyboard"]
+    used: set[str] = set()
+    for i, move in enumerate(line):
+        how = kinds_f[i % 2] if move.endswith("f") else kinds_play[i % 3]
+        used.add(how)
+        play(ada, move, how)
+        if i == 20:
+            # Bob reloads mid-race while Ada moves on: his page resumes from its last event
+            seen_before = js(bob, "return window.__lucie.events.length")
+            version_before = js(bob, "return window.__lucie.version")
+            bob.refresh()
+        if i == 22:
+            until(lambda v=version_before: js(bob, "return window.__lucie.version") == v, 15,
+                  message="Bob's board after the reload")
+            assert js(bob, "return window.__lucie.events.length") > seen_before
+        if i == 30:
+            # Bob's connection drops: the banner shows until the socket is back
+            shown = bob.execute_async_script("""
+                const done = arguments[arguments.length - 1];
+                window.__lucie.dropSocket();
+                const b = document.getElementById('banner'); const t0 = performance.now();
+                (function poll() {
+                  if (!b.hidden) return done(b.textContent);
+                  if (performance.now() - t0 > 5000) return done(null);
+                  setTimeout(poll, 5);
+                })();""")
+            assert shown and "reconnecting" in shown.lower()
+        if i == 35:
+            until(lambda: js(bob, "return document.getElementById('banner').hidden"), 10,
+                  message="the banner gone after the reconnect")
+            shots(sam, "spectating")
+            shots(ada, "race-desktop")
+            shots(bob, "race-phone")
+            no_sideways_scroll(bob)
+    assert used == {"double-tap", "keyboard", "tap", "drag"}
+    until(lambda: js(ada, "return window.__lucie.status") == "won", message="Ada's win")
+    until(lambda: "52" in text_of(bob, ".opponents"), message="Ada's 52 cards on Bob's panel")
+
+    # --- Bob resigns: the race is over on every screen
+    css(bob, "#resign").click()
+    css(bob, "#resign-yes").click()
+    for who in (ada, bob, sam):
+        until(lambda w=who: "Race over" in text_of(w, ".end"), 15, message="the end screen")
+        until(lambda w=who: "Points" in text_of(w, ".standings"), message="the standings")
+    assert "Ada (you)" in text_of(ada, ".standings tbody tr:first-child")
+    assert "1st" in text_of(ada, ".msg")
+
+    # every event exactly once, in order, across the reload and the drop (the
+    # solver's par event may still be on its way to one of them)
+    until(lambda: js(bob, "return window.__lucie.events.at(-1)")
+          == js(sam, "return window.__lucie.events.at(-1)"), 10, message="the same last event")
+    events = js(bob, "return window.__lucie.events")
+    assert events == list(range(events[0], events[0] + len(events))), events
+    sam_events = js(sam, "return window.__lucie.events")
+    assert sam_events == list(range(sam_events[0], sam_events[0] + len(sam_events)))
+    assert events[-1] == sam_events[-1]
+
+    # --- the end screen: comparison chart, replay viewer, download, ghost
+    until(lambda: js(ada, "return document.querySelectorAll('#chart svg path.line').length") == 2,
+          message="the comparison chart")
+    assert js(ada, "return document.querySelector('#chart svg .divergence') !== null")
+    shots(ada, "end-desktop")
+    until(lambda: js(bob, "return document.querySelectorAll('#chart svg path.line').length") == 2,
+          message="Bob's chart")
+    no_sideways_scroll(bob)
+    shots(bob, "end-phone")
+    until(lambda: "press play" in text_of(ada, "#replay-now"), message="the replay")
+    css(ada, "#rp-next").click()
+    assert text_of(ada, "#replay-now").startswith(f"Move 1 of {len(line)}: {line[0]}")
+    Select(css(ada, "#rp-speed")).select_by_value("8")
+    css(ada, "#rp-play").click()
+    def replay_at() -> int:
+        found = re.match(r"Move (\d+) of", text_of(ada, "#replay-now"))
+        return int(found.group(1)) if found else 0
+
+    until(lambda: replay_at() >= 6, 10, message="the replay playing")
+    css(ada, "#rp-play").click()  # pause
+    paused = text_of(ada, "#replay-now")
+    time.sleep(0.3)
+    assert text_of(ada, "#replay-now") == paused
+    css(ada, "#rp-prev").click()
+    assert text_of(ada, "#replay-now") != paused
+    # the viewer's board after the last move is each racer's final board
+    for racer in ("Ada", "Bob"):
+        Select(css(ada, "#replay-racer")).select_by_visible_text(racer)
+
+        def at_end(who: str = racer) -> Any:
+            css(ada, "#rp-last").click()
+            shown = js(ada, "return window.__lucie.replay")
+            return shown if shown and shown["player"] == who \
+                and shown["index"] == shown["total"] else None
+
+        shown = until(at_end, message=f"{racer}'s replay at its end")
+        room = httpx.get(f"{url}/api/v1/rooms/{code}").json()
+        rid = next(r["id"] for r in room["racers"] if r["name"] == racer)
+        final = httpx.get(f"{url}/api/v1/rooms/{code}/racers/{rid}/game").json()["position"]
+        assert shown["fans"] == final["fans"], racer
+        assert shown["foundations"] == final["foundations"], racer
+    Select(css(ada, "#replay-racer")).select_by_visible_text("Ada")
+    until(lambda: js(ada, "return window.__lucie.replay.player") == "Ada",
+          message="Ada's replay again")
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    ada.execute_cdp_cmd("Browser.setDownloadBehavior",
+                        {"behavior": "allow", "downloadPath": str(downloads)})
+    css(ada, "#rp-download").click()
+    files = until(lambda: [p for p in downloads.glob("*.json")], 10, message="the replay file")
+    replay = json.loads(files[0].read_text())
+    assert replay["format"] == "lucie-replay" and [m["move"] for m in replay["moves"]] == line
+    checked = httpx.post(url + "/api/v1/replays/check", json={"replay": replay})
+    assert checked.status_code == 200 and checked.json()["valid"] is True
+    css(ada, "#rp-ghost").click()
+    until(lambda: f"/r/{code}" not in ada.current_url and "/r/" in ada.current_url, 15,
+          message="the ghost room")
+    until(lambda: js(ada, "return !!document.getElementById('join-name')"), message="ghost join")
+    shots(ada, "ghost-room")
+
+    for who in (ada, bob, sam):
+        assert js(who, "return window.__lucie.errors") == []
+        assert console_errors(who) == []
+    assert len(shots.taken) >= 10
+
+
+def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Callable[..., Driver],
+                                  tmp_path: Path) -> None:
+    """Leaderboards, rules (rendered from docs/rules.md) and the phone home page."""
+    url = server_factory()
+    shots = Shots(tmp_path)
+    phone = browsers(390, 844, mobile=True)
+    phone.get(url + "/")
+    until(lambda: text_of(phone, "#public-rooms"), message="home")
+    no_sideways_scroll(phone)
+    shots(phone, "home-phone")
+    phone.get(url + "/rules")
+    until(lambda: js(phone, "return document.querySelectorAll('article.rules h2').length") > 3,
+          message="the rules rendered")
+    assert js(phone, "return document.querySelector('article.rules h1').textContent") \
+        .startswith("La Belle Lucie")
+    no_sideways_scroll(phone)
+    shots(phone, "rules-phone")
+    phone.get(url + "/leaderboards")
+    until(lambda: js(phone, "return document.querySelectorAll('#leaderboard th').length") == 7,
+          message="the leaderboard table")
+    no_sideways_scroll(phone)
+    shots(phone, "leaderboards-phone")
+    # the replay viewer's deals are the server's, for every generator and deck count
+    cases = [(1, 1), (31999, 1), (32000, 1), (806111773, 1), (2**53 + 1, 1),
+             (99999999999999999999, 1), (123456, 2), (5, 2)]
+    orders = phone.execute_async_script("""
+        const [cases, done] = [arguments[0], arguments[arguments.length - 1]];
+        import('/static/engine.js').then((e) => done(cases.map(([n, d]) => e.dealOrder(n, d))));
+        """, [[str(n), d] for n, d in cases])
+    assert orders == [deal_order(n, d) for n, d in cases]
+    assert js(phone, "return window.__lucie.errors") == []
+    assert console_errors(phone) == []
