@@ -2,7 +2,9 @@
 
 ``create_app(settings)`` builds the Starlette app: the store chosen by
 ``REDIS_URL`` (memory when unset), the race authority, the per-process
-event hub, a background task that advances room timers, the REST routes,
+event hub, the archive database (``LUCIE_DATABASE_URL``, else a SQLite file
+in ``LUCIE_DATA_DIR``; migrated at start) and its archiver, a background
+task that advances room timers, the REST routes,
 the room WebSocket, health (``/healthz``: the process is up) and
 readiness (``/readyz``: the store answers).
 """
@@ -31,7 +33,8 @@ from server.api.openapi import openapi, ws_schemas
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
-from server.errors import StoreError, StoreUnavailable
+from server.archive import ArchiveDb, Archiver, database_url, describe
+from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
 from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.http_protocol import UpgradeHttpToolsProtocol
@@ -98,6 +101,16 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings = settings
         app.state.admission = Admission(settings)
+        archive = ArchiveDb(database_url(settings.database_url, settings.data_dir))
+        try:
+            await archive.migrate()
+        except ArchiveUnavailable as exc:  # races run on; the archiver migrates later
+            log.warning("archive %s not ready: %s", describe(archive.url), exc.code)
+        authority.archive = archive
+        archiver = Archiver(authority, archive, period_s=settings.archive_period_s,
+                            lease_ms=int(settings.archive_lease_s * 1000))
+        app.state.archive, app.state.archiver = archive, archiver
+        archiving = asyncio.create_task(archiver.run())
         close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url)
         close_solver = await attach_solver(authority)
         ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
@@ -108,7 +121,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         finally:
             ticker.cancel()
             collector.cancel()
-            await asyncio.gather(ticker, collector, return_exceptions=True)
+            archiving.cancel()
+            await asyncio.gather(ticker, collector, archiving, return_exceptions=True)
+            await archiver.drain()  # the memory store forgets what is left pending
+            await archive.close()
             await close_h2h()
             await close_solver()
             await hub.close()
@@ -151,10 +167,27 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
     )
 
 
+async def _migrate(settings: Settings) -> int:
+    archive = ArchiveDb(database_url(settings.database_url, settings.data_dir))
+    try:
+        await archive.migrate()
+    except ArchiveUnavailable as exc:
+        print(f"lucie-server migrate: {describe(archive.url)}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await archive.close()
+    print(f"lucie-server migrate: {describe(archive.url)} is at the newest revision")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``lucie-server [--host H] [--port P] [--redis-url URL]``: run uvicorn."""
+    """``lucie-server [migrate] [--host H] [--port P] [--redis-url URL]``: run
+    uvicorn, or (``migrate``) bring the archive database to the newest revision
+    and exit (0: done, 1: the database does not answer, 2: bad settings)."""
     parser = argparse.ArgumentParser(prog="lucie-server",
                                      description="La Belle Lucie race server.")
+    parser.add_argument("command", nargs="?", choices=["migrate"],
+                        help="migrate: upgrade the archive database and exit")
     parser.add_argument("--host", help="bind address (LUCIE_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (LUCIE_PORT, default 8000)")
     parser.add_argument("--redis-url", help="redis://… (REDIS_URL); default: in-memory store")
@@ -164,9 +197,12 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(host=args.host, port=args.port,
                                      redis_url=args.redis_url, log_level=args.log_level)
         open_store(settings.redis_url)  # fail early on a bad URL
+        database_url(settings.database_url, settings.data_dir)
     except ValueError as exc:
         print(f"lucie-server: {exc}", file=sys.stderr)
         return 2
+    if args.command == "migrate":
+        return asyncio.run(_migrate(settings))
     too_low = ensure_open_files()
     if too_low:
         print(f"lucie-server: warning: {too_low}", file=sys.stderr)

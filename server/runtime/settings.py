@@ -50,6 +50,14 @@ variable                    default   meaning
 ``LUCIE_GC_GEN0``           10000     the youngest generation's collection threshold
                                       under that policy (0: CPython's, 700)
 ``LUCIE_GC_FULL_S``         600       seconds between full collections (cycles)
+``LUCIE_DATA_DIR``          unset     folder of the embedded archive (``archive.sqlite3``);
+                                      unset: ``platformdirs.user_data_dir("belle-lucie-race")``
+``LUCIE_DATABASE_URL``      unset     ``postgresql://…`` (or ``sqlite:///…``): the archive
+                                      database every process shares (docs/archive.md);
+                                      unset: the SQLite file in the data directory
+``LUCIE_ARCHIVE_PERIOD_S``  1         seconds between the archiver's looks for finished races
+``LUCIE_ARCHIVE_LEASE_S``   15        seconds a process holds a finished race it archives;
+                                      after: another process may take it (one killed mid-write)
 ==========================  ========  ==================================================
 
 The keep-alive time is uvicorn's ``timeout_keep_alive`` (its default is 5 s).
@@ -109,6 +117,10 @@ class Settings:
     gc_freeze_s: float = 1.0
     gc_full_s: float = 600.0
     gc_gen0: int = 10_000
+    data_dir: str = ""
+    database_url: str = ""
+    archive_period_s: float = 1.0
+    archive_lease_s: float = 15.0
 
     @property
     def ws_frame_limit(self) -> int:
@@ -169,5 +181,7 @@ class Settings:
                                  ) from None
         if self.keep_alive_s <= 0:
             raise ValueError("keep_alive_s must be positive")
+        if self.archive_period_s <= 0 or self.archive_lease_s <= 0:
+            raise ValueError("archive_period_s and archive_lease_s must be positive")
         if self.gc_freeze_s < 0 or self.gc_full_s < 0 or self.gc_gen0 < 0:
             raise ValueError("gc_freeze_s, gc_full_s and gc_gen0 must be 0 or more")
