@@ -162,7 +162,7 @@ class ArchiveDb:
         row = {
             "race_id": race["race_id"], "room_id": room["id"], "room_code": room["code"],
             "variant": str(room["rules"].get("variant", "")), "rules": room["rules"],
-            "deal_number": room["deal_number"], "redeal_key": room["redeal_key"],
+            "deal_number": str(room["deal_number"]), "redeal_key": room["redeal_key"],
             "ranked": bool(room.get("ranked", True)),
             "started_at_ms": room.get("start_at_ms") or 0,
             "ended_at_ms": room.get("ended_ms") or room.get("start_at_ms") or 0,

@@ -12,7 +12,7 @@ column              type         meaning
                                  a reused code names the latest race)
 ``variant``         text         the rule set's variant name
 ``rules``           JSON         the rule set (``RulesView`` fields)
-``deal_number``     bigint       PySolFC deal number
+``deal_number``     text         PySolFC deal number, in decimal (any size)
 ``redeal_key``      text         hex
 ``ranked``          boolean      the room counted for leaderboards
 ``started_at_ms``   bigint       Unix ms of the start (service clock)
@@ -59,7 +59,7 @@ races = Table(
     Column("room_code", String(16), nullable=False),
     Column("variant", String(32), nullable=False),
     Column("rules", JSON, nullable=False),
-    Column("deal_number", BigInteger, nullable=False),
+    Column("deal_number", String(64), nullable=False),
     Column("redeal_key", String(128), nullable=False),
     Column("ranked", Boolean, nullable=False),
     Column("started_at_ms", BigInteger, nullable=False),

@@ -149,7 +149,7 @@ class RaceAuthority:
             room, _, _ = await self.timers.load(ref)
         except err.RoomNotFound:
             return await self.archived.race(ref)
-        if room.state != "over":
+        if room.state != "over" and not (room.state == "closed" and room.ended_ms is not None):
             raise err.HiddenUntilOver(f"the race of room {room.code} is not over "
                                       f"({room.state})", {"state": room.state})
         return race_view(self.rooms, self.cache, room, await self.rooms.racers(room),

@@ -23,7 +23,7 @@ def upgrade() -> None:
         sa.Column("room_code", sa.String(16), nullable=False),
         sa.Column("variant", sa.String(32), nullable=False),
         sa.Column("rules", sa.JSON, nullable=False),
-        sa.Column("deal_number", sa.BigInteger, nullable=False),
+        sa.Column("deal_number", sa.String(64), nullable=False),
         sa.Column("redeal_key", sa.String(128), nullable=False),
         sa.Column("ranked", sa.Boolean, nullable=False),
         sa.Column("started_at_ms", sa.BigInteger, nullable=False),
