@@ -108,7 +108,9 @@ class Archiver:
                 log.error("archiving failed: %s", type(exc).__name__, exc_info=exc)
                 await asyncio.sleep(self.max_backoff_s)
                 continue
-            if self.outage is not None:
+            # the database is back only once a write went through (a round with
+            # nothing pending never reached it); the store, once a claim did
+            if self.outage == "store" or (self.outage is not None and done > 0):
                 log.warning("archiving resumed: the %s answers again", self.outage)
                 self.outage = None
             backoff = self.period_s
