@@ -198,11 +198,11 @@ class ArchiveDb:
     async def find_race(self, ref: str) -> StoredRace | None:
         """The race by race id, room id, or room code (the latest race with it).
 
-        :raises ArchiveUnavailable: the database does not answer (or is not
-            migrated yet).
+        :raises ArchiveUnavailable: the database does not answer (a database
+            not migrated yet by this object is migrated first).
         """
-        if not self.ready:
-            raise ArchiveUnavailable("the archive database is not ready yet")
+        if not self.ready:  # down at start: migrate once it answers
+            await self.migrate()
         cols = (races.c.race_id, races.c.room, races.c.last_seq)
         with unavailable():
             async with self.engine.connect() as conn:

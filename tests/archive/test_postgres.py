@@ -9,7 +9,7 @@ import pytest
 from server.archive import ArchiveDb, database_url, describe
 
 from .conftest import reset_pg
-from .contract import ArchiveContract
+from .contract import ArchiveContract, test_an_unreachable_database_is_unavailable_fast
 
 
 @pytest.fixture
@@ -28,6 +28,9 @@ async def db(empty_db: ArchiveDb) -> ArchiveDb:
 
 class TestPostgresArchive(ArchiveContract):
     pass
+
+
+__all__ = ["test_an_unreachable_database_is_unavailable_fast"]
 
 
 def test_logs_never_show_the_password() -> None:
