@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import time
 from collections.abc import Iterator
@@ -134,7 +135,12 @@ class ArchiveDb:
 
         :raises ArchiveUnavailable:
         """
-        with unavailable():
+        with unavailable(), contextlib.ExitStack() as held:
+            database = make_url(self.url).database
+            if self.dialect == "sqlite" and database and database != ":memory:":
+                # processes sharing one file migrate one after the other
+                lock = held.enter_context(open(f"{database}.migrate-lock", "a+b"))
+                await asyncio.to_thread(fcntl.flock, lock, fcntl.LOCK_EX)
             async with asyncio.timeout(4 * _TIMEOUT_S):
                 await migrate.upgrade(self.engine)
         self.ready = True
