@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from sqlalchemy import event, exc, func, select
+from sqlalchemy import event, exc, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -231,6 +231,22 @@ class ArchiveDb:
             "merci_used": r["merci_used"], "reach_time_ms": r["reach_time_ms"],
             "finished_ms": r["finished_ms"], "final": r["final"]} for r in rows}
         return StoredRace(room=found.room, racers=racers, seq=found.last_seq)
+
+    async def update_par(self, race_id: str, par: int, room: dict[str, Any],
+                         standings: dict[str, Any]) -> bool:
+        """Store a par found after the race was archived, with the room record
+        and the standings that show it; ``False``: no such race (yet).
+
+        :raises ArchiveUnavailable:
+        """
+        if not self.ready:
+            await self.migrate()
+        with unavailable():
+            async with self.engine.begin() as conn:
+                done = await conn.execute(
+                    update(races).where(races.c.race_id == race_id)
+                    .values(par=par, room=room, standings=standings))
+        return bool(done.rowcount)
 
     async def count(self) -> int:
         """How many races the archive holds (tests, operators).

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
+from server.errors import ArchiveUnavailable
 from server.store.base import LiveStore
 
 from . import errors as err
@@ -67,6 +68,15 @@ class ArchivedRaces(Protocol):
         """
         ...
 
+    async def update_par(self, race_id: str, par: int, room: dict[str, Any],
+                         standings: dict[str, Any]) -> bool:
+        """Store a par found after the race was archived (the room record and
+        standings with it); ``False``: the race is not archived (yet).
+
+        :raises ArchiveUnavailable:
+        """
+        ...
+
 
 class Archived:
     """Feeding the archive from the live store, and reads of archived races."""
@@ -99,12 +109,9 @@ class Archived:
             room = RoomRecord.model_validate(got.data)
             racers = await self.rooms.racers(room)
             views = self.rooms.racer_views(room, racers)
-            blank = room.model_copy(update={
-                "host_digest": "", "roster": [e.model_copy(update={"token_digest": ""})
-                                              for e in room.roster]})
             out.append({
                 "race_id": room.id,
-                "room": blank.model_dump(mode="json"),
+                "room": blanked(room).model_dump(mode="json"),
                 "racers": {e.id: (racers.get(e.id) or self.cache.fresh(room, e.id))
                            .model_dump(mode="json") for e in room.roster},
                 "standings": present.standings(room, views).model_dump(mode="json"),
@@ -114,11 +121,29 @@ class Archived:
 
     async def mark_archived(self, race_id: str) -> None:
         """The race is in the archive: its live room expires ``ended_ttl_ms``
-        from now, as any ended room does.
+        from now, as any ended room does. A par stored meanwhile (after the
+        document was read, before the archive row existed) is passed on.
 
         :raises StoreUnavailable:
         """
+        got = await self.store.rooms.get_room(race_id)
+        if got is not None and got.data.get("par") is not None:
+            await self.par_known(RoomRecord.model_validate(got.data))
         await self.store.archive.archived(race_id, self.config.ended_ttl_ms)
+
+    async def par_known(self, room: RoomRecord) -> None:
+        """The solver's par of ``room`` was stored after its race ended: an
+        archived race gets it too (a pending one reads it when archived). A
+        database that does not answer leaves the archived race without it."""
+        if self.source is None or room.par is None:
+            return
+        racers = await self.rooms.racers(room)
+        table = present.standings(room, self.rooms.racer_views(room, racers))
+        try:
+            await self.source.update_par(room.id, room.par, blanked(room).model_dump(mode="json"),
+                                         table.model_dump(mode="json"))
+        except ArchiveUnavailable:
+            log.warning("par of race %s not archived: the archive does not answer", room.id)
 
     # -- reading -----------------------------------------------------------------
 
@@ -219,6 +244,13 @@ class Archived:
             redeal_key=bytes.fromhex(room.redeal_key), moves=moves, name=entry.name,
             join_order=entry.join_order, status=present.racer_status(room, record),
             finished_ms=max(record.finished_ms or 0, moves[-1][1] if moves else 0))
+
+
+def blanked(room: RoomRecord) -> RoomRecord:
+    """The room record without its token digests (the archive keeps no tokens)."""
+    return room.model_copy(update={
+        "host_digest": "", "roster": [e.model_copy(update={"token_digest": ""})
+                                      for e in room.roster]})
 
 
 def race_view(rooms: Rooms, cache: RaceCache, room: RoomRecord,

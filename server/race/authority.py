@@ -103,6 +103,7 @@ class RaceAuthority:
         self.racers = Racers(store, self.cache, self.rooms, self.timers)
         self.play = Play(store, self.cache, self.rooms, self.timers)
         self.archived = Archived(store, self.cache, self.rooms, self.config)
+        self.assist.par_known = self.archived.par_known
 
         self.create_room = self.lobby.create_room
         self.get_room = _or_archived(self.lobby.get_room, self.archived.get_room)

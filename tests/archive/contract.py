@@ -113,6 +113,17 @@ class ArchiveContract:
         got = await db.find_race(doc["race_id"])
         assert got is not None and got.room["deal_number"] == big
 
+    async def test_a_par_found_later_is_stored(self, db: ArchiveDb) -> None:
+        doc = race_doc()
+        doc["room"]["par"] = None
+        await db.write(doc)
+        room = {**doc["room"], "par": 44}
+        standings = {**doc["standings"], "par": 44}
+        assert await db.update_par(doc["race_id"], 44, room, standings) is True
+        got = await db.find_race(doc["race_id"])
+        assert got is not None and got.room["par"] == 44
+        assert await db.update_par("nosuchrace", 1, room, standings) is False
+
     async def test_the_first_read_migrates(self, empty_db: ArchiveDb) -> None:
         # a server whose database was down at start migrates on first contact
         assert await empty_db.find_race("x") is None
