@@ -10,6 +10,7 @@ dropped after it — else a throwaway cluster started with ``initdb``/``pg_ctl``
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import shutil
 import subprocess
@@ -41,24 +42,37 @@ def _reachable(port: int) -> bool:
         return False
 
 
+def _as_postgres(cmd: list[str], folder: Path) -> list[str]:
+    """``initdb`` refuses to run as root: run the cluster as ``postgres`` then."""
+    if os.geteuid() != 0:
+        return cmd
+    shutil.chown(folder, "postgres")
+    return ["runuser", "-u", "postgres", "--", *cmd]
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[int]:
-    """The port of a PostgreSQL server: 5432 when it answers, else a throwaway cluster."""
-    if _reachable(5432):
+    """The port of a PostgreSQL server: 5432 when it answers (unless
+    ``LUCIE_TEST_PG=throwaway``), else a throwaway cluster in the run's folder."""
+    if os.environ.get("LUCIE_TEST_PG") != "throwaway" and _reachable(5432):
         yield 5432
         return
     folder = run_dir("pg-")
+    folder.chmod(0o755)
     port = free_port()
-    subprocess.run([str(PG_BIN / "initdb"), "-D", str(folder / "data"), "-U", "postgres",
-                    "--auth=trust", "-E", "UTF8"], check=True, capture_output=True)
-    subprocess.run([str(PG_BIN / "pg_ctl"), "-D", str(folder / "data"), "-l",
-                    str(folder / "pg.log"), "-o", f"-p {port} -k {folder} -h 127.0.0.1",
-                    "-w", "start"], check=True, capture_output=True)
+    data = folder / "data"
+    subprocess.run(_as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres",
+                                 "--auth=trust", "-E", "UTF8"], folder),
+                   check=True, capture_output=True)
+    subprocess.run(_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-l",
+                                 str(folder / "pg.log"), "-o",
+                                 f"-p {port} -k {folder} -h 127.0.0.1", "-w", "start"], folder),
+                   check=True, capture_output=True)
     try:
         yield port
     finally:
-        subprocess.run([str(PG_BIN / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate",
-                        "stop"], capture_output=True)
+        subprocess.run(_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m",
+                                     "immediate", "stop"], folder), capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
 
 
