@@ -89,6 +89,8 @@ class Archived:
         self.config = config
         self.source: ArchivedRaces | None = None
         """The archive to read from (set by the app; ``None``: none)."""
+        self._claimed_par: dict[str, int | None] = {}
+        """Race id → the par its document carried, until it is marked archived."""
 
     # -- feeding -----------------------------------------------------------------
 
@@ -109,6 +111,9 @@ class Archived:
             room = RoomRecord.model_validate(got.data)
             racers = await self.rooms.racers(room)
             views = self.rooms.racer_views(room, racers)
+            if len(self._claimed_par) > 10_000:  # claims never marked (errors): forget
+                self._claimed_par.clear()
+            self._claimed_par[room.id] = room.par
             out.append({
                 "race_id": room.id,
                 "room": blanked(room).model_dump(mode="json"),
@@ -126,8 +131,9 @@ class Archived:
 
         :raises StoreUnavailable:
         """
+        sent = self._claimed_par.pop(race_id, None)
         got = await self.store.rooms.get_room(race_id)
-        if got is not None and got.data.get("par") is not None:
+        if got is not None and got.data.get("par") not in (None, sent):
             await self.par_known(RoomRecord.model_validate(got.data))
         await self.store.archive.archived(race_id, self.config.ended_ttl_ms)
 

@@ -107,7 +107,10 @@ async def test_the_archiver_logs_one_line_per_outage(
     await _finished(race)
     with caplog.at_level(logging.WARNING, logger="server.archive"):
         task = asyncio.create_task(archiver.run())
-        await asyncio.sleep(1.0)
+        async with asyncio.timeout(15):  # a loaded machine connects slowly
+            while archiver.outage is None:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.5)  # many more tries (backoff at most 20 ms)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
     await down.close()
