@@ -33,7 +33,6 @@ from server.api.openapi import openapi, ws_schemas
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
-from server.archive import ArchiveDb, Archiver, database_url, describe
 from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
 from server.runtime.gcpolicy import run_gc_policy
@@ -93,6 +92,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # imported here, not at module level: the solver pool's spawned workers
+        # import this module and need none of SQLAlchemy/Alembic (~1 s to import)
+        from server.archive import ArchiveDb, Archiver, database_url, describe
+
         store = open_store(settings.redis_url)
         authority = RaceAuthority(store, RaceConfig(
             ended_ttl_ms=settings.ended_ttl_s * 1000,
@@ -168,6 +171,8 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
 
 
 async def _migrate(settings: Settings) -> int:
+    from server.archive import ArchiveDb, database_url, describe
+
     archive = ArchiveDb(database_url(settings.database_url, settings.data_dir))
     try:
         await archive.migrate()
@@ -197,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(host=args.host, port=args.port,
                                      redis_url=args.redis_url, log_level=args.log_level)
         open_store(settings.redis_url)  # fail early on a bad URL
+        from server.archive.db import database_url
         database_url(settings.database_url, settings.data_dir)
     except ValueError as exc:
         print(f"lucie-server: {exc}", file=sys.stderr)
