@@ -117,3 +117,23 @@ async def test_the_archiver_logs_one_line_per_outage(
     paused = [r for r in caplog.records if "archiving paused" in r.getMessage()]
     assert len(paused) == 1 and archiver.outage == "database"
     assert len(await store.archive.pending()) == 1  # nothing lost
+
+
+async def test_a_race_closed_by_its_host_is_archived_a_room_closed_early_not(
+        store: ClockStore, db: ArchiveDb) -> None:
+    race = RaceAuthority(store)
+    race.archive = db
+    running, host = await race.create_room(RoomOptions(deal=7, countdown_s=0))
+    await race.join(running.id, "alice")
+    await race.start(running.code, host)
+    await race.close(running.id, host)  # during the race: it ends, then closes
+    early, host2 = await race.create_room(RoomOptions(deal=8))
+    await race.close(early.id, host2)  # before the start: no race
+    assert await store.archive.pending() == [running.id]
+    assert await Archiver(race, db).run_once() == 1
+    store.advance(race.config.ended_ttl_ms + 1000)
+    view = await race.race(running.code)
+    assert view.live is False and view.standings.final
+    assert [r.status for r in view.racers] == ["timed_out"]
+    with pytest.raises(err.RoomNotFound):
+        await race.get_room(early.id)
