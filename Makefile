@@ -28,6 +28,7 @@ server: $(STAMP)
 
 test: $(STAMP)
 	@scripts/ensure-redis.sh
+	@scripts/ensure-postgres.sh
 	@scripts/ensure-tools.sh
 	$(VENV)/bin/ruff check server client_cli tests infra bench
 	$(VENV)/bin/mypy server client_cli

@@ -2,7 +2,9 @@
 
 ``create_app(settings)`` builds the Starlette app: the store chosen by
 ``REDIS_URL`` (memory when unset), the race authority, the per-process
-event hub, a background task that advances room timers, the REST routes,
+event hub, the archive database (``LUCIE_DATABASE_URL``, else a SQLite file
+in ``LUCIE_DATA_DIR``; migrated at start) and its archiver, a background
+task that advances room timers, the REST routes,
 the room WebSocket, health (``/healthz``: the process is up) and
 readiness (``/readyz``: the store answers), and the browser client's
 pages and static files (``server.web``, docs/web.md).
@@ -32,7 +34,7 @@ from server.api.openapi import openapi, ws_schemas
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
-from server.errors import StoreError, StoreUnavailable
+from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
 from server.runtime.cancel import raise_if_cancelled
 from server.runtime.gcpolicy import run_gc_policy
@@ -96,6 +98,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # imported here, not at module level: the solver pool's spawned workers
+        # import this module and need none of SQLAlchemy/Alembic (~1 s to import)
+        from server.archive import ArchiveDb, Archiver, database_url, describe
+
         store = open_store(settings.redis_url, default_prefix=settings.redis_prefix)
         authority = RaceAuthority(store, RaceConfig(
             ended_ttl_ms=settings.ended_ttl_s * 1000,
@@ -104,6 +110,16 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings = settings
         app.state.admission = Admission(settings)
+        archive = ArchiveDb(database_url(settings.database_url, settings.data_dir))
+        try:
+            await archive.migrate()
+        except ArchiveUnavailable as exc:  # races run on; the archiver migrates later
+            log.warning("archive %s not ready: %s", describe(archive.url), exc.code)
+        authority.archive = archive
+        archiver = Archiver(authority, archive, period_s=settings.archive_period_s,
+                            lease_ms=int(settings.archive_lease_s * 1000))
+        app.state.archive, app.state.archiver = archive, archiver
+        archiving = asyncio.create_task(archiver.run())
         close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url,
                                               settings.redis_prefix)
         close_solver = await attach_solver(authority)
@@ -115,7 +131,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         finally:
             ticker.cancel()
             collector.cancel()
-            await asyncio.gather(ticker, collector, return_exceptions=True)
+            archiving.cancel()
+            await asyncio.gather(ticker, collector, archiving, return_exceptions=True)
+            await archiver.drain()  # the memory store forgets what is left pending
+            await archive.close()
             await close_h2h()
             await close_solver()
             await hub.close()
@@ -159,15 +178,34 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``lucie-server [--host H] [--port P] [--redis-url URL] [--log-level L]
-    [--print-settings]``: run uvicorn (docs/settings.md).
+async def _migrate(settings: Settings) -> int:
+    from server.archive import ArchiveDb, database_url, describe
 
-    :returns: the exit code: 0, 2 for settings that cannot be used (one line on
-        stderr naming the variable), 3 when the server could not start.
+    archive = ArchiveDb(database_url(settings.database_url, settings.data_dir))
+    try:
+        await archive.migrate()
+    except ArchiveUnavailable as exc:
+        print(f"lucie-server migrate: {describe(archive.url)}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await archive.close()
+    print(f"lucie-server migrate: {describe(archive.url)} is at the newest revision")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``lucie-server [migrate] [--host H] [--port P] [--redis-url URL]
+    [--log-level L] [--print-settings]``: run uvicorn (docs/settings.md), or
+    (``migrate``) bring the archive database to the newest revision and exit.
+
+    :returns: the exit code: 0; for ``migrate`` 1 when the database does not
+        answer; 2 for settings that cannot be used (one line on stderr naming
+        the variable); 3 when the server could not start.
     """
     parser = argparse.ArgumentParser(prog="lucie-server",
                                      description="La Belle Lucie race server.")
+    parser.add_argument("command", nargs="?", choices=["migrate"],
+                        help="migrate: upgrade the archive database and exit")
     parser.add_argument("--host", help="bind address (LUCIE_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (LUCIE_PORT, default 8000)")
     parser.add_argument("--redis-url", help="redis://… (REDIS_URL); default: in-memory store")
@@ -190,6 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"lucie-server: REDIS_URL: {exc}", file=sys.stderr)
         return 2
+    try:
+        from server.archive.db import database_url
+        database_url(settings.database_url, settings.data_dir)
+    except ValueError as exc:
+        print(f"lucie-server: LUCIE_DATABASE_URL: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "migrate":
+        return asyncio.run(_migrate(settings))
     too_low = ensure_open_files()
     if too_low:
         print(f"lucie-server: warning: {too_low}", file=sys.stderr)

@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Final
 __all__ = [
     "CLOSE_TOO_SLOW",
     "REGISTRY",
+    "ArchiveUnavailable",
     "AuthForbidden",
     "AuthInvalidToken",
     "AuthMissing",
@@ -163,6 +164,8 @@ _TABLE: Final = (
     # store and server
     ErrorCode("store/unavailable", 503, 1013, "the store does not answer; retry"),
     ErrorCode("store/busy", 503, None, "too many concurrent writes to one record; retry"),
+    ErrorCode("archive/unavailable", 503, None,
+              "the archive database does not answer (races run on); retry"),
     ErrorCode("server/error", 500, 1011, "a bug; no traceback is sent"),
 )
 
@@ -448,3 +451,10 @@ class StoreUnavailable(StoreError):
     """The backend cannot reach its storage (Redis down, timeout)."""
 
     code = "store/unavailable"
+
+
+class ArchiveUnavailable(StoreError):
+    """The archive database (``server.archive``) does not answer: reads of
+    archived races fail, live races go on, pending races wait."""
+
+    code = "archive/unavailable"

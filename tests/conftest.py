@@ -24,6 +24,14 @@ the folders of earlier ones that are over :data:`KEEP_RUNS_S` old, so runs
 never pile up folders in /tmp."""
 KEEP_RUNS_S = 3600
 
+# The archive (server/archive) of every server these tests start lives under
+# the run's folder, never in the user's data directory: platformdirs follows
+# XDG_DATA_HOME (servers built in this process with default settings), and
+# start_lucie_server gives each process its own LUCIE_DATA_DIR.
+os.environ["XDG_DATA_HOME"] = str(RUN_DIR / "xdg-data")
+os.environ.pop("LUCIE_DATA_DIR", None)
+os.environ.pop("LUCIE_DATABASE_URL", None)
+
 
 def run_dir(prefix: str) -> Path:
     """A fresh folder under :data:`RUN_DIR` for one test's processes."""
@@ -96,6 +104,7 @@ def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.
     """
     port = free_port()
     full_env = server_env(env)
+    full_env.setdefault("LUCIE_DATA_DIR", str(log_path.parent / f"data-{port}"))
     level = [] if "LUCIE_LOG_LEVEL" in env else ["--log-level", "warning"]
     log_path.parent.mkdir(parents=True, exist_ok=True)  # another session may have swept it
     with log_path.open("wb") as log:

@@ -261,11 +261,14 @@ class Rule:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("server.api", forbidden=("server.store",)),
+    Rule("server.api", forbidden=("server.store", "server.archive")),
     Rule("server.rules", allowed=("server.rules",), stdlib_only=True),
-    Rule("server.store", forbidden=("server.race", "server.api", "server.records")),
-    Rule("server.records", forbidden=("server.race", "server.api", "server.store")),
-    Rule("server.race", forbidden=("server.api", "server.records")),
+    Rule("server.store", forbidden=("server.race", "server.api", "server.records",
+                                    "server.archive")),
+    Rule("server.records", forbidden=("server.race", "server.api", "server.store",
+                                      "server.archive")),
+    Rule("server.race", forbidden=("server.api", "server.records", "server.archive")),
+    Rule("server.archive", allowed=("server.archive", "server.errors", "server.runtime")),
     Rule("server.runtime", allowed=("server.runtime", "server.errors")),
     Rule("server.errors", allowed=("server.errors",)),
     Rule("server.solver", allowed=("server.solver", "server.rules")),

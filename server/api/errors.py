@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 
 from server.errors import (
     REGISTRY,
+    ArchiveUnavailable,
     MethodNotAllowed,
     RaceError,
     RequestInvalid,
@@ -96,6 +97,7 @@ header in whole seconds, ``details.retry_after_ms`` in the body)."""
 
 _STORE_MESSAGES = {
     StoreUnavailable.code: "storage is unavailable; try again",
+    ArchiveUnavailable.code: "the archive is unavailable; try again",
     VersionConflict.code: "too many concurrent writes; try again",
 }
 

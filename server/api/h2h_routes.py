@@ -190,7 +190,8 @@ async def all_time_board(request: Request, _: None) -> LeaderboardView:
     return await _board(request, "all-time")
 
 
-_ROOM = ("room/not_found", "racer/not_found", "auth/invalid_token", "race/hidden_until_over")
+_ROOM = ("room/not_found", "racer/not_found", "auth/invalid_token", "race/hidden_until_over",
+         "archive/unavailable")
 _REPLAY = ("replay/invalid", "replay/forged")
 
 H2H_ENDPOINTS: tuple[Endpoint, ...] = (

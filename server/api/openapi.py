@@ -31,6 +31,8 @@ _DATE = {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9
 _PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "room": ("room id or short code", {**_ID, "maxLength": 64}),
     "racer": ("racer id", {**_ID, "maxLength": 64}),
+    "race": ("race id, room id or the short code of its room (the latest race with it)",
+             {**_ID, "maxLength": 64}),
     "a": ("first racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
     "b": ("second racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
     "variant": ("variant id (docs/rules.md)", {"type": "string", "enum": list(VARIANTS)}),
@@ -43,7 +45,8 @@ _ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS)
 _BODY_CODES = ("request/invalid", "request/too_large", "request/unsupported_media_type")
 _STORE_CODES = {"none": (), "read": ("store/unavailable",),
                 "write": ("store/unavailable", "store/busy")}
-_RETRY_AFTER = ("rate/limited", "server/full", "store/unavailable", "store/busy")
+_RETRY_AFTER = ("rate/limited", "server/full", "store/unavailable", "store/busy",
+                "archive/unavailable")
 """Codes answered with a ``Retry-After`` header (server/api/errors.py)."""
 _OPERATION_ID = re.compile(r"[a-z][A-Za-z0-9]*")
 

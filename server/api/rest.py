@@ -25,7 +25,7 @@ from server.errors import (
     UpgradeRequired,
 )
 from server.race.authority import RaceAuthority, RoomOptions
-from server.race.views import Ack, GameView, RacerView, Replay, RoomView, Standings
+from server.race.views import Ack, GameView, RacerView, RaceView, Replay, RoomView, Standings
 
 from .admission import Admission, Budget
 from .models import (
@@ -246,8 +246,14 @@ async def replay(request: Request, _: None) -> Replay:
                                             bearer_token(request.headers))
 
 
+async def race(request: Request, _: None) -> RaceView:
+    return await _authority(request).race(request.path_params["race"])
+
+
 _ROOM = ("room/not_found",)
-_HIDDEN = ("room/not_found", "racer/not_found", "auth/invalid_token", "race/hidden_until_start",
+_READ = ("room/not_found", "archive/unavailable")
+"""A room read: a live room, else an archived race (docs/archive.md)."""
+_HIDDEN = (*_READ, "racer/not_found", "auth/invalid_token", "race/hidden_until_start",
            "race/hidden_until_over")
 """What a board or move log may answer besides itself (docs/protocol.md, "Fair play")."""
 _RACER_AUTH = ("auth/missing", "room/not_found", "racer/not_found", "auth/invalid_token",
@@ -260,7 +266,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/rooms", "Public rooms waiting for racers", list_rooms, None, RoomList,
              operation_id="listRooms", store="read"),
     Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, auth="optional",
-             errors=(*_ROOM, "auth/invalid_token"), operation_id="getRoom", store="read"),
+             errors=(*_READ, "auth/invalid_token"), operation_id="getRoom", store="read"),
     Endpoint("POST", "/rooms/{room}/start", "Host starts the countdown", start, None, RoomView,
              auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token",
                                   "room/over", "room/no_racers"),
@@ -291,9 +297,12 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                                               "racer/finished"),
              operation_id="resign"),
     Endpoint("GET", "/rooms/{room}/standings", "Ranked standings", standings, None, Standings,
-             errors=_ROOM, operation_id="getStandings", store="read"),
+             errors=_READ, operation_id="getStandings", store="read"),
     Endpoint("GET", "/rooms/{room}/racers/{racer}/replay", "A racer's move log", replay, None,
              Replay, auth="optional", errors=_HIDDEN, operation_id="getReplay", store="read"),
+    Endpoint("GET", "/races/{race}", "A finished race (live or archived)", race, None,
+             RaceView, errors=(*_READ, "race/hidden_until_over"), operation_id="getRace",
+             store="read"),
 )
 """Every REST route, in documentation order."""
 

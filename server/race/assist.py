@@ -63,6 +63,8 @@ class Assist:
         self.solver: SolverPool | None = None
         """Process pool for solver jobs (hints, winnable deals, par); set by the
         app, ``None`` in tests and tools (they search in-process)."""
+        self.par_known: Callable[[RoomRecord], Awaitable[None]] | None = None
+        """Told each room whose par was just stored (the archive catches up)."""
 
     async def hint(self, ref: str, racer_id: str, token: str | None) -> HintView:
         """A suggested move for the racer's current position (nothing is played).
@@ -180,4 +182,6 @@ async def _store_par(assist: Assist, room: RoomRecord, views: Sequence[RacerView
                                                   [event])
         except VersionConflict:
             continue
+        if assist.par_known is not None:
+            await assist.par_known(new)
         return

@@ -36,12 +36,14 @@ leaving, resigning), :class:`~.play.Play` (moves and results),
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar
 
 from server.solver import SolverPool
 from server.store.base import LiveStore
 
+from . import errors as err
+from .archived import Archived, ArchivedRaces, FinishedRace, race_view
 from .assist import Assist
 from .cache import RaceCache
 from .lobby import Lobby
@@ -50,8 +52,24 @@ from .play import LogsFor, Play
 from .racers import Racers
 from .rooms import Rooms
 from .timers import RaceConfig, RaceOverHook, Timers
+from .views import RaceView
 
 __all__ = ["RaceAuthority", "RaceConfig", "RoomOptions"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _or_archived(live: Callable[_P, Awaitable[_T]],
+                 archived: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
+    """``live``, and when no live room answers (``room/not_found``), the same
+    read of the archived race (:mod:`server.race.archived`)."""
+    async def read(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return await live(*args, **kwargs)
+        except err.RoomNotFound:
+            return await archived(*args, **kwargs)
+    return read
 
 
 class RaceAuthority:
@@ -67,6 +85,9 @@ class RaceAuthority:
       :meth:`leave`, :meth:`resign`, :meth:`authenticate`;
     - play and results (:class:`~.play.Play`): :meth:`game`, :meth:`move`,
       :meth:`standings`, :meth:`replay`, :meth:`racer_log`;
+    - finished races (:class:`~.archived.Archived`): :meth:`race`, and the
+      archive's feed :meth:`claim_finished`, :meth:`mark_archived`; the reads
+      above answer archived races when no live room does;
     - solver services (:class:`~.assist.Assist`): :meth:`hint`;
     - the clock (:class:`~.timers.Timers`): :meth:`tick`.
     """
@@ -81,9 +102,11 @@ class RaceAuthority:
         self.lobby = Lobby(store, self.cache, self.rooms, self.timers, self.assist, self.config)
         self.racers = Racers(store, self.cache, self.rooms, self.timers)
         self.play = Play(store, self.cache, self.rooms, self.timers)
+        self.archived = Archived(store, self.cache, self.rooms, self.config)
+        self.assist.par_known = self.archived.par_known
 
         self.create_room = self.lobby.create_room
-        self.get_room = self.lobby.get_room
+        self.get_room = _or_archived(self.lobby.get_room, self.archived.get_room)
         self.list_rooms = self.lobby.list_rooms
         self.start = self.lobby.start
         self.close = self.lobby.close
@@ -92,18 +115,54 @@ class RaceAuthority:
         self.leave = self.racers.leave
         self.resign = self.racers.resign
         self.authenticate = self.racers.authenticate
-        self.game = self.play.game
+        self.game = _or_archived(self.play.game, self.archived.game)
         self.move = self.play.move
-        self.standings = self.play.standings
-        self.replay = self.play.replay
-        self.racer_log = self.play.racer_log
+        self.standings = _or_archived(self.play.standings, self.archived.standings)
+        self.replay = _or_archived(self.play.replay, self.archived.replay)
+        self.racer_log = _or_archived(self.play.racer_log, self.archived.racer_log)
         self.hint = self.assist.hint
         self.tick = self.timers.tick
 
     def logs_for(self, token: str | None) -> LogsFor:
         """Racers' move logs as ``token``'s holder may see them (comparisons,
         ghosts: ``server.records.head_to_head.LiveGames``)."""
-        return LogsFor(self.play, token)
+        return LogsFor(self.racer_log, token)
+
+    # -- finished races and the archive (server.race.archived) ----------------------
+
+    @property
+    def archive(self) -> ArchivedRaces | None:
+        """Where archived races are read from (set by the app; ``None``: none)."""
+        return self.archived.source
+
+    @archive.setter
+    def archive(self, source: ArchivedRaces | None) -> None:
+        self.archived.source = source
+
+    async def race(self, ref: str) -> RaceView:
+        """A finished race by race id, room id or room code: from its live room
+        while it lasts, then from the archive.
+
+        :raises RoomNotFound, HiddenUntilOver (the race is not over yet),
+            ArchiveUnavailable:
+        """
+        try:
+            room, _, _ = await self.timers.load(ref)
+        except err.RoomNotFound:
+            return await self.archived.race(ref)
+        if room.state != "over" and not (room.state == "closed" and room.ended_ms is not None):
+            raise err.HiddenUntilOver(f"the race of room {room.code} is not over "
+                                      f"({room.state})", {"state": room.state})
+        return race_view(self.rooms, self.cache, room, await self.rooms.racers(room),
+                         archived=False)
+
+    async def claim_finished(self, limit: int, lease_ms: int) -> list[FinishedRace]:
+        """Pending finished races for the archiver, leased (``Archived.claim_finished``)."""
+        return await self.archived.claim_finished(limit, lease_ms)
+
+    async def mark_archived(self, race_id: str) -> None:
+        """The race is archived: its live room may expire (``Archived.mark_archived``)."""
+        await self.archived.mark_archived(race_id)
 
     @property
     def solver(self) -> SolverPool | None:

@@ -236,7 +236,9 @@ class Lobby:
                                         **table.model_dump()).logged(),
                           ClosedEvent(race_clock_ms=present.race_clock(new, now)).logged()]
             try:
-                await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, events)
+                # a race ended by the close is archived like any (same write)
+                await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev,
+                                                 events, archive=views is not None)
             except VersionConflict:
                 continue
             await self.store.indexes.clear_timer(room.id)

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from server.errors import VersionConflict
@@ -314,10 +315,12 @@ class Play:
 
 class LogsFor:
     """Racers' logs as one viewer may see them: what ``server.records.head_to_head``
-    reads live games through (its ``LiveGames``), bound to ``token``."""
+    reads live games through (its ``LiveGames``), bound to ``token``.
+    ``racer_log``: :meth:`Play.racer_log`, or the authority's (archived races too)."""
 
-    def __init__(self, play: Play, token: str | None) -> None:
-        self._play = play
+    def __init__(self, racer_log: Callable[[str, str, str | None], Awaitable[RacerLog]],
+                 token: str | None) -> None:
+        self._racer_log = racer_log
         self._token = token
 
     async def racer_log(self, room: str, racer: str) -> RacerLog:
@@ -325,4 +328,4 @@ class LogsFor:
 
         :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilOver:
         """
-        return await self._play.racer_log(room, racer, self._token)
+        return await self._racer_log(room, racer, self._token)

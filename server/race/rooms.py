@@ -87,10 +87,11 @@ class Rooms:
 
     async def room_view(self, room: RoomRecord, now: int,
                         racers: dict[str, RacerRecord] | None = None,
-                        seen: Seen = SPECTATOR) -> RoomView:
+                        seen: Seen = SPECTATOR, *, seq: int | None = None) -> RoomView:
         """The room's view at service time ``now`` (ms) as ``seen`` may see it
         (the deal number: :mod:`server.race.visibility`); racers are read unless
-        given (a waiting room's racers have no moves: none are read)."""
+        given (a waiting room's racers have no moves: none are read); ``seq``:
+        the last event number when known (archived races), else read."""
         if racers is None:
             racers = await self.racers(room) if room.state != "waiting" else {}
         starts_in = None
@@ -105,7 +106,7 @@ class Rooms:
             countdown_ms=room.countdown_ms, starts_in_ms=starts_in,
             race_clock_ms=present.race_clock(room, now),
             racers=self.racer_views(room, racers),
-            seq=await self.store.events.last_seq(room.id),
+            seq=await self.store.events.last_seq(room.id) if seq is None else seq,
             hints=room.hints, winnable_only=room.winnable_only,
             spectator_delay_ms=0 if room.open_boards else room.spectator_delay_ms,
             open_boards=room.open_boards,

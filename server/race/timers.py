@@ -174,8 +174,9 @@ class Timers:
             event = RaceOverEvent(race_clock_ms=present.race_clock(over, now),
                                   **table.model_dump()).logged()
             try:
+                # archive=True: pending for the archive in this same write
                 await self.store.rooms.save_room(room_id, over.model_dump(mode="json"), got.rev,
-                                                 [event])
+                                                 [event], archive=True)
             except VersionConflict:
                 continue
             await self.store.indexes.clear_timer(room_id)

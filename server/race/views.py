@@ -20,6 +20,7 @@ __all__ = [
     "GameView",
     "HintView",
     "PositionView",
+    "RaceView",
     "RacerLog",
     "RacerStatus",
     "RacerView",
@@ -172,6 +173,26 @@ class Standings(_View):
     par: int | None = Field(
         None, description="most foundation cards possible on this deal with these redeals "
         "(solver); known once the race is over, or from the start in winnable-only rooms")
+
+
+class RaceView(_View):
+    """A finished race, from its live room or from the archive (docs/archive.md)."""
+
+    id: str = Field(description="the race id (today the id of the room it was raced in)")
+    room_id: str
+    room_code: str = Field(description="the room's short code (codes are reused later: "
+                           "a code names the latest race with it)")
+    rules: RulesView
+    deal_number: int
+    redeal_key: str = Field(description="hex; the race is over")
+    started_at_ms: int = Field(description="Unix ms of the start (service clock)")
+    ended_at_ms: int = Field(description="Unix ms of the end")
+    time_limit_ms: int
+    par: int | None = Field(None, description="most foundation cards possible (solver), "
+                            "when known when the race was archived")
+    live: bool = Field(description="the live room still holds the race (else: only the archive)")
+    standings: Standings
+    racers: list[RacerView] = Field(description="every racer, in join order")
 
 
 class HintView(_View):

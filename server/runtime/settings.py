@@ -155,6 +155,20 @@ class Settings(BaseSettings):
     gc_gen0: int = Field(10_000, ge=0, description="the youngest generation's collection "
                                                    "threshold under that policy (0: "
                                                    "CPython's, 700)")
+    data_dir: str = Field(
+        "", description="folder of the embedded archive (`archive.sqlite3`, docs/archive.md); "
+                        "unset: `platformdirs.user_data_dir(\"belle-lucie-race\")`",
+        json_schema_extra=_range("a folder path"))
+    database_url: str = Field(
+        "", description="the archive database every process shares (docs/archive.md); "
+                        "unset: the SQLite file in the data directory",
+        json_schema_extra=_range("`postgresql://…` or `sqlite:///…` URL"))
+    archive_period_s: float = Field(1.0, gt=0, description="seconds between the archiver's "
+                                                          "looks for finished races")
+    archive_lease_s: float = Field(15.0, gt=0, description="seconds a process holds a "
+                                                          "finished race it archives; after: "
+                                                          "another process may take it (one "
+                                                          "killed mid-write)")
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -1,14 +1,16 @@
 """The storage interface of the race authority, and the contract every backend keeps.
 
 The authority (:mod:`server.race`) keeps all room and racer state behind a
-:class:`LiveStore`: a bundle of five small parts, each a :class:`~typing.Protocol`
+:class:`LiveStore`: a bundle of six small parts, each a :class:`~typing.Protocol`
 named by what its callers need —
 
 - :class:`RoomRecords` (``store.rooms``): room records, short codes, expiry;
 - :class:`RacerGames` (``store.racers``): racer games, move answers, the move read;
 - :class:`RoomEventLog` (``store.events``): each room's event log and subscriptions;
 - :class:`RoomIndexes` (``store.indexes``): the public-room lobby index, room timers;
-- :class:`ServiceClock` (``store.clock``): the one clock of the service.
+- :class:`ServiceClock` (``store.clock``): the one clock of the service;
+- :class:`PendingArchive` (``store.archive``): finished races not yet in the
+  archive database (:mod:`server.archive`), with their claims.
 
 Two backends provide every part over one shared state: :mod:`server.store.memory`
 (the embedded default, one process) and :mod:`server.store.redis` (any number
@@ -56,10 +58,22 @@ Consistency contract (service.md, "Authority and consistency"):
    :class:`StoreUnavailable` (never a backend-specific exception); nothing is
    half-written.
 
+8. **Pending archive.** A room saved with ``archive=True`` (the write that
+   ends its race) is, in that same write, listed as pending in
+   :class:`PendingArchive` and keeps every key until
+   :meth:`PendingArchive.archived` (no expiry applies meanwhile:
+   :meth:`RoomRecords.expire_room` with a positive delay is put off until
+   then). :meth:`PendingArchive.claim` leases pending rooms to one caller for
+   a while; a lease that runs out (its process died) makes the room
+   claimable again.
+
 Records are plain JSON-able ``dict``s whose fields belong to the authority;
 the store reads none of them except the room's ``code`` (for
 :meth:`RoomRecords.find_room_by_code`) — it is a versioned, evented key-value
 store. Every method of every part may raise :class:`StoreUnavailable`.
+
+Size: the contract of six small parts and its eight points, in one place so
+that both twins (and ``tests/store/contract.py``) read one text.
 """
 
 from __future__ import annotations
@@ -78,6 +92,7 @@ __all__ = [
     "Event",
     "EventsTooOld",
     "LiveStore",
+    "PendingArchive",
     "RacerGames",
     "Record",
     "RoomEventLog",
@@ -164,11 +179,16 @@ class RoomRecords(Protocol):
         data: Record,
         expected_rev: int,
         events: Sequence[Event] = (),
+        *,
+        archive: bool = False,
     ) -> tuple[int, list[Event]]:
         """Compare-and-set the room record and append ``events`` to the room's
         :class:`RoomEventLog`, atomically (one write).
 
         ``expected_rev`` 0 creates the room (and adds it to :meth:`room_ids`).
+        ``archive``: the write ends the room's race — in the same write the room
+        becomes pending in :class:`PendingArchive` and its keys stop expiring
+        until :meth:`PendingArchive.archived` (contract point 8).
 
         :returns: the new ``rev`` and the events as stored (with ``seq``).
         :raises VersionConflict: the stored ``rev`` differs; nothing written.
@@ -304,8 +324,25 @@ class RoomIndexes(Protocol):
         sweep calls this every tick; a backend may purge expired rooms then.)"""
 
 
+class PendingArchive(Protocol):
+    """Finished races waiting for the archive database (contract point 8)."""
+
+    async def claim(self, limit: int, lease_ms: int) -> list[str]:
+        """Up to ``limit`` pending room ids that nobody holds (never claimed, or
+        their lease ran out), each now leased to the caller for ``lease_ms``
+        (service clock); oldest lease first."""
+
+    async def archived(self, room_id: str, after_ms: int) -> None:
+        """The room is in the archive: no longer pending; every key of the room
+        now vanishes ``after_ms`` from now (as :meth:`RoomRecords.expire_room`).
+        Unknown ids are ignored."""
+
+    async def pending(self) -> list[str]:
+        """Every pending room id, claimed or not (tests, metrics)."""
+
+
 class LiveStore(Protocol):
-    """What a backend provides: the five parts over one shared state, and its
+    """What a backend provides: the six parts over one shared state, and its
     life cycle. The parts are read-only attributes (a backend may give them
     their concrete types)."""
 
@@ -328,6 +365,10 @@ class LiveStore(Protocol):
     @property
     def clock(self) -> ServiceClock:
         """The service clock."""
+
+    @property
+    def archive(self) -> PendingArchive:
+        """Finished races not yet archived."""
 
     async def ping(self) -> None:
         """Return when the storage answers (readiness).

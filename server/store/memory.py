@@ -2,11 +2,11 @@
 
 Keeps the :mod:`server.store.base` contract for one process. Each part —
 :class:`MemoryRoomRecords`, :class:`MemoryRacerGames`, :class:`MemoryEventLog`,
-:class:`MemoryIndexes`, :class:`~server.store.memory_state.MemoryClock` — works
-on the one :class:`~server.store.memory_state.MemoryState` of its
-:class:`MemoryStore`. The event loop is single-threaded and no method awaits
-between its check and its write, so each compare-and-set (record + answer +
-events) is atomic.
+:class:`MemoryIndexes`, :class:`MemoryPendingArchive`,
+:class:`~server.store.memory_state.MemoryClock` — works on the one
+:class:`~server.store.memory_state.MemoryState` of its :class:`MemoryStore`.
+The event loop is single-threaded and no method awaits between its check and
+its write, so each compare-and-set (record + answer + events) is atomic.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ __all__ = [
     "MemoryClock",
     "MemoryEventLog",
     "MemoryIndexes",
+    "MemoryPendingArchive",
     "MemoryRacerGames",
     "MemoryRoomRecords",
     "MemoryStore",
@@ -60,7 +61,8 @@ class MemoryRoomRecords:
         return Versioned(decode_record(room.record), room.rev)
 
     async def save_room(
-        self, room_id: str, data: Record, expected_rev: int, events: Sequence[Event] = ()
+        self, room_id: str, data: Record, expected_rev: int, events: Sequence[Event] = (),
+        *, archive: bool = False,
     ) -> tuple[int, list[Event]]:
         st = self._state
         room = st.room(room_id)
@@ -70,6 +72,9 @@ class MemoryRoomRecords:
         raw = kept(data)
         room = st.room_or_new(room_id)
         room.record, room.rev = raw, rev + 1
+        if archive:  # the race's end: pending in the same critical section
+            room.archive_pending, room.deadline_ms = True, None
+            st.pending.setdefault(room_id, 0)
         return room.rev, st.append(room, events)
 
     async def room_ids(self) -> list[str]:
@@ -85,8 +90,38 @@ class MemoryRoomRecords:
             return
         if after_ms <= 0:
             st.drop(room_id)
-        else:
+        elif not room.archive_pending:  # kept until archived (contract point 8)
             room.deadline_ms = st.clock.now() + after_ms
+
+
+class MemoryPendingArchive:
+    """:class:`~server.store.base.PendingArchive` on a :class:`MemoryState`."""
+
+    def __init__(self, state: MemoryState) -> None:
+        self._state = state
+
+    async def claim(self, limit: int, lease_ms: int) -> list[str]:
+        st = self._state
+        st.check_open()
+        now = st.clock.now()
+        free = sorted((until, rid) for rid, until in st.pending.items() if until <= now)
+        got = [rid for _, rid in free[:max(0, limit)]]
+        for rid in got:
+            st.pending[rid] = now + lease_ms
+        return got
+
+    async def archived(self, room_id: str, after_ms: int) -> None:
+        st = self._state
+        st.check_open()
+        st.pending.pop(room_id, None)
+        room = st.rooms.get(room_id)
+        if room is not None:
+            room.archive_pending = False
+            await MemoryRoomRecords(st).expire_room(room_id, after_ms)
+
+    async def pending(self) -> list[str]:
+        self._state.check_open()
+        return list(self._state.pending)
 
 
 class MemoryRacerGames:
@@ -256,6 +291,7 @@ class MemoryStore:
         self.racers = MemoryRacerGames(self._state)
         self.events = MemoryEventLog(self._state)
         self.indexes = MemoryIndexes(self._state)
+        self.archive = MemoryPendingArchive(self._state)
         self.clock = self._state.clock
 
     def sweep(self) -> int:

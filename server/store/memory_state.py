@@ -68,6 +68,8 @@ class MemoryRoom:
     last_seq: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     deadline_ms: int | None = None
+    archive_pending: bool = False
+    """The race ended and is not archived yet: no expiry applies (contract point 8)."""
 
     @property
     def first_seq(self) -> int:
@@ -89,6 +91,8 @@ class MemoryState:
         self.codes: dict[str, str] = {}
         self.timers: dict[str, int] = {}
         self.lobby: dict[str, int] = {}
+        self.pending: dict[str, int] = {}
+        """Room id → until when its archive claim holds (Unix ms; 0: unclaimed)."""
         self.swept_ms = 0
         self.closed = False
 
@@ -119,6 +123,7 @@ class MemoryState:
 
     def drop(self, room_id: str) -> None:
         """Forget every key of the room now and wake its subscribers."""
+        self.pending.pop(room_id, None)
         self.timers.pop(room_id, None)
         self.lobby.pop(room_id, None)
         room = self.rooms.pop(room_id, None)

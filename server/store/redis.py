@@ -1,7 +1,7 @@
 """The shared store: rooms, racers and room events in Redis (``redis://…``).
 
 Keeps the :mod:`server.store.base` contract for any number of processes
-sharing one Redis. :class:`RedisStore` is the bundle: five parts over one
+sharing one Redis. :class:`RedisStore` is the bundle: six parts over one
 :class:`~server.store.redis_context.RedisContext` (client, key prefix,
 auto-pipeline, calibrated clock, fan-out follower) —
 
@@ -9,6 +9,7 @@ auto-pipeline, calibrated clock, fan-out follower) —
 - :class:`~server.store.redis_games.RedisRacerGames` (``racers``),
 - :class:`~server.store.redis_events.RedisEventLog` (``events``),
 - :class:`~server.store.redis_indexes.RedisIndexes` (``indexes``),
+- :class:`~server.store.redis_archive.RedisPendingArchive` (``archive``),
 - :class:`~server.store.redis_clock.RedisClock` (``clock``: Redis ``TIME``,
   calibrated, so every process reads the same clock).
 
@@ -40,6 +41,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.runtime.redis_url import int_option, own_options, split_url
 
+from .redis_archive import RedisPendingArchive
 from .redis_clock import RedisClock
 from .redis_context import RedisContext
 from .redis_events import RedisEventLog
@@ -70,6 +72,7 @@ class RedisStore:
         self.racers = RedisRacerGames(self._ctx)
         self.events = RedisEventLog(self._ctx)
         self.indexes = RedisIndexes(self._ctx)
+        self.archive = RedisPendingArchive(self._ctx, self.rooms)
         self.clock: RedisClock = self._ctx.clock
 
     @classmethod

@@ -97,6 +97,11 @@ class RedisContext:
         return f"{self.prefix}rooms"
 
     @property
+    def archive_key(self) -> str:
+        """Sorted set: finished room id → until when its archive claim holds (0: none)."""
+        return f"{self.prefix}archive"
+
+    @property
     def lobby_key(self) -> str:
         """Sorted set: room id → until when the lobby lists it (Unix ms)."""
         return f"{self.prefix}lobby"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from .base import Event, Record, VersionConflict, Versioned, encode_record
 from .redis_context import RedisContext, read_versioned, unavailable
 from .redis_events import encode_events, stored_events
-from .redis_scripts import CLAIM_CODE, EXPIRE_CODE, EXPIRE_ROOM, SAVE_ROOM
+from .redis_scripts import CLAIM_CODE, END_ROOM, EXPIRE_CODE, EXPIRE_ROOM, SAVE_ROOM
 
 __all__ = ["RedisRoomRecords"]
 
@@ -28,6 +28,7 @@ class RedisRoomRecords:
     def __init__(self, ctx: RedisContext) -> None:
         self._ctx = ctx
         self._save_room = ctx.script(SAVE_ROOM)
+        self._end_room = ctx.script(END_ROOM)
         self._expire = ctx.script(EXPIRE_ROOM)
         self._claim = ctx.script(CLAIM_CODE)
         self._expire_code = ctx.script(EXPIRE_CODE)
@@ -51,15 +52,22 @@ class RedisRoomRecords:
         return None if raw is None else read_versioned(raw)
 
     async def save_room(
-        self, room_id: str, data: Record, expected_rev: int, events: Sequence[Event] = ()
+        self, room_id: str, data: Record, expected_rev: int, events: Sequence[Event] = (),
+        *, archive: bool = False,
     ) -> tuple[int, list[Event]]:
         ctx = self._ctx
-        h, _, e = ctx.room_keys(room_id)
+        h, a, e = ctx.room_keys(room_id)
         args: list[bytes | str | int] = [
-            expected_rev, encode_record(data), ctx.event_retention, ctx.channel(room_id),
-            *encode_events(events)]
+            expected_rev, encode_record(data), ctx.event_retention, ctx.channel(room_id)]
+        if archive:  # the race's end: pending for the archive in the same script
+            keys = [h, e, a, ctx.archive_key, ctx.code_key(str(data.get("code", ""))),
+                    ctx.index_key]
+            script, args = self._end_room, [*args, room_id]
+        else:
+            keys, script = [h, e], self._save_room
+        args += encode_events(events)
         with unavailable():
-            rev, first = await ctx.eval(self._save_room, [h, e], args)
+            rev, first = await ctx.eval(script, keys, args)
         if rev < 0:
             raise VersionConflict(f"room {room_id}: rev {first}, expected {expected_rev}")
         if expected_rev == 0:
@@ -74,9 +82,15 @@ class RedisRoomRecords:
         ctx = self._ctx
         with unavailable():
             found = await self._expire(keys=list(ctx.room_keys(room_id)), args=[after_ms])
-            if not found[0]:
+            if found[0] != 1:  # gone, or kept for the archive (contract point 8)
                 return
-            code: bytes = found[1]
+            await self.expire_rest(room_id, after_ms, found[1])
+
+    async def expire_rest(self, room_id: str, after_ms: int, code: bytes) -> None:
+        """The room's entry in the live-room index and its short code follow
+        its keys' expiry (``after_ms``; 0: at once)."""
+        ctx = self._ctx
+        with unavailable():
             deadline = await ctx.clock.now_ms() + after_ms
             pipe = ctx.redis.pipeline(transaction=False)
             if after_ms <= 0:

@@ -16,7 +16,14 @@ each script touches one slot only):
 Outside the room's slot: ``P{code:C}`` → room id (short codes);
 ``Prooms`` — sorted set of live room ids scored by their expiry (Unix ms);
 ``Plobby`` — sorted set of public waiting rooms scored by until when they are
-listed; ``Ptimers`` — sorted set of rooms scored by their next timer (Unix ms).
+listed; ``Ptimers`` — sorted set of rooms scored by their next timer (Unix ms);
+``Parchive`` — sorted set of finished rooms not yet archived, scored by until
+when their archive claim holds (Unix ms; 0: unclaimed). A pending room's hash
+has the field ``archive`` and none of its keys expire until it is archived
+(:data:`END_ROOM` adds it in the write that ends the race; :data:`ARCHIVED`
+takes it off and sets the expiry). That one script writes both the room's slot
+and ``Parchive`` (and the code key): under Redis Cluster those need one slot
+(a hash-tagged ``Parchive`` per room slot group), noted in docs/archive.md.
 
 Each write script returns ``{rev, first_seq}`` on success; ``{-1, rev}`` when the
 stored rev is not the expected one; ``{-2, rev}`` when the client move id
@@ -30,8 +37,11 @@ from typing import Final
 
 __all__ = [
     "APPEND",
+    "ARCHIVED",
+    "CLAIM_ARCHIVE",
     "CLAIM_CODE",
     "CLEAR_TIMER",
+    "END_ROOM",
     "EXPIRE_CODE",
     "EXPIRE_ROOM",
     "SAVE_RACER",
@@ -87,6 +97,43 @@ if first > 0 then keep_ttl(KEYS[1], KEYS[2]) end
 return {rev, first}
 """
 
+END_ROOM: Final = _LIB + r"""
+-- SAVE_ROOM, and the room becomes pending for the archive in the same write.
+-- KEYS: hash, events, answers, archive zset, code key, rooms index
+-- ARGV: expected_rev, record, retention, channel, room id, events...
+local cur = rev_of(redis.call('HGET', KEYS[1], 'room'))
+if cur ~= tonumber(ARGV[1]) then return {-1, cur} end
+local rev = cur + 1
+redis.call('HSET', KEYS[1], 'room', rev .. '\n' .. ARGV[2], 'archive', '1')
+local first = append(KEYS[1], KEYS[2], ARGV[3], ARGV[4], 6)
+redis.call('ZADD', KEYS[4], 'NX', 0, ARGV[5])
+for i = 1, 3 do redis.call('PERSIST', KEYS[i]) end
+if redis.call('GET', KEYS[5]) == ARGV[5] then redis.call('PERSIST', KEYS[5]) end
+redis.call('ZADD', KEYS[6], 'XX', 'inf', ARGV[5])
+return {rev, first}
+"""
+
+ARCHIVED: Final = r"""
+-- KEYS: archive zset, hash, answers, events; ARGV: room id, after_ms.
+-- Returns {0} when the room does not exist, else {1, its code or ''}.
+redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('EXISTS', KEYS[2]) == 0 then return {0} end
+redis.call('HDEL', KEYS[2], 'archive')
+local code = redis.call('HGET', KEYS[2], 'code') or ''
+local ms = tonumber(ARGV[2])
+for i = 2, 4 do
+  if ms <= 0 then redis.call('DEL', KEYS[i]) else redis.call('PEXPIRE', KEYS[i], ms) end
+end
+return {1, code}
+"""
+
+CLAIM_ARCHIVE: Final = r"""
+-- KEYS: archive zset; ARGV: now ms, lease until ms, limit. The claimed ids.
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id) end
+return ids
+"""
+
 SAVE_RACER: Final = _LIB + r"""
 -- KEYS: hash, answers, events
 -- ARGV: racer field, expected_rev, record, answer field or '', answer, retention,
@@ -119,10 +166,12 @@ return {0, first}
 
 EXPIRE_ROOM: Final = r"""
 -- KEYS: hash, answers, events; ARGV: after_ms.
--- Returns {0} when the room does not exist, else {1, its code or ''}.
+-- Returns {0} when the room does not exist, {2} when it waits for the archive
+-- (a positive delay is put off until ARCHIVED), else {1, its code or ''}.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
-local code = redis.call('HGET', KEYS[1], 'code') or ''
 local ms = tonumber(ARGV[1])
+if ms > 0 and redis.call('HEXISTS', KEYS[1], 'archive') == 1 then return {2} end
+local code = redis.call('HGET', KEYS[1], 'code') or ''
 for _, k in ipairs(KEYS) do
   if ms <= 0 then redis.call('DEL', k) else redis.call('PEXPIRE', k, ms) end
 end

@@ -6,8 +6,9 @@ TTL pile up" class of report). Here two real ``lucie-server`` processes with
 ``LUCIE_ENDED_TTL_S=3``: a room closed by its host and a race ended by
 resignation. Promise: every key of both rooms (record, answers, events, the
 short code, the index entries) is gone within the TTL plus the sweep (we
-allow 20 s; measured ~4 s), leaderboards stay, and the room then answers
-404 ``room/not_found``.
+allow 20 s; measured ~4 s), leaderboards stay; the finished race then
+answers from the archive (docs/archive.md: its keys expire once it is
+archived), and the room closed before its start answers 404 ``room/not_found``.
 """
 
 from __future__ import annotations
@@ -57,7 +58,11 @@ async def test_ended_rooms_leave_no_keys_after_their_ttl() -> None:
         while room_keys() and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
         assert room_keys() == []  # ...all gone after the TTL, with the code and index
-        r = await a.http.get(f"/rooms/{over['id']}")
+        r = await a.http.get(f"/rooms/{over['id']}")  # from the archive now
+        assert r.status_code == 200 and json.loads(r.text)["state"] == "over"
+        r = await b.http.get(f"/races/{over['code']}")
+        assert r.status_code == 200 and json.loads(r.text)["live"] is False
+        r = await a.http.get(f"/rooms/{closed['id']}")  # never raced: not archived
         assert r.status_code == 404 and json.loads(r.text)["error"]["code"] == "room/not_found"
     finally:
         client.close()

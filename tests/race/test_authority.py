@@ -289,6 +289,12 @@ async def test_rooms_expire_after_the_race(race: RaceAuthority, store: ClockStor
     room_id, _, [(a, ta)] = await _racing(race, 1)
     await race.resign(room_id, a.id, ta)
     assert (await race.get_room(room_id)).state == "over"
+    # not archived yet: the finished race stays, however long (docs/archive.md)
+    store.advance(2 * race.config.ended_ttl_ms)
+    assert (await race.get_room(room_id)).state == "over"
+    [doc] = await race.claim_finished(10, 1000)
+    assert doc["race_id"] == room_id and set(doc["racers"]) == {a.id}
+    await race.mark_archived(room_id)  # archived: it expires as before, from now
     store.advance(race.config.ended_ttl_ms - 1000)
     assert (await race.standings(room_id)).final
     store.advance(2000)

@@ -47,6 +47,8 @@ class Cluster:
         self.env = {**TEST_LIMITS, "REDIS_URL": redis_url, "LUCIE_REDIS_PREFIX": self.prefix,
                     "LUCIE_TICK_MS": "50", **env}
         self.logdir = run_dir("cluster-")
+        # the processes of one deployment share one archive (here: its SQLite file)
+        self.env.setdefault("LUCIE_DATA_DIR", str(self.logdir / "data"))
         self.procs: list[subprocess.Popen[bytes]] = []
         self.urls: list[str] = []
         try:

@@ -32,10 +32,13 @@ def test_compose_file_validates() -> None:
         pytest.skip("neither `docker compose` nor docker-compose is installed")
     done = subprocess.run([*compose, "config"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    for name in ("redis", "app1", "app2", "app3", "lb"):
+    for name in ("redis", "postgres", "app1", "app2", "app3", "lb"):
         assert f"  {name}:" in done.stdout
+    # every replica shares the archive database (docs/archive.md)
+    assert done.stdout.count("LUCIE_DATABASE_URL: postgresql://") == 3
+    assert "postgres-data" in done.stdout
     assert "appendonly yes" in (REPO / "infra" / "redis.conf").read_text()
-    assert done.stdout.count("healthcheck:") >= 5
+    assert done.stdout.count("healthcheck:") >= 6
     # HAProxy will not start unless it may open two files per connection (and a few)
     maxconn = re.search(r"^\s*maxconn (\d+)$", (REPO / "infra" / "haproxy.cfg").read_text(),
                         re.MULTILINE)

@@ -26,6 +26,7 @@ __all__ = [
     "CONTRACTS",
     "RETENTION",
     "AtomicityContract",
+    "PendingArchiveContract",
     "RacerGamesContract",
     "RoomEventLogContract",
     "RoomIndexesContract",
@@ -324,6 +325,62 @@ class AtomicityContract:
         await store.ping()
 
 
+class PendingArchiveContract:
+    """PendingArchive: the race's end makes it pending in the same write; claims
+    lease it; no expiry applies until it is archived (contract point 8)."""
+
+    async def test_the_ending_write_makes_it_pending_and_keeps_it(self, store: LiveStore) -> None:
+        rid = _rid()
+        await store.rooms.save_room(rid, {"code": "PEND01", "state": "racing"}, 0)
+        await store.rooms.expire_room(rid, 150)  # the deadline set at the start
+        assert rid not in await store.archive.pending()
+        await store.rooms.save_room(rid, {"code": "PEND01", "state": "over"}, 1,
+                                    [{"type": "race_over"}], archive=True)
+        assert rid in await store.archive.pending()
+        await store.rooms.expire_room(rid, 50)  # put off while pending
+        await asyncio.sleep(0.3)
+        got = await store.rooms.get_room(rid)
+        assert got is not None and got.data["state"] == "over"
+        assert [e["type"] for e in await store.events.events_since(rid, 0)] == ["race_over"]
+        await store.archive.archived(rid, 0)
+        assert await store.rooms.get_room(rid) is None
+        assert rid not in await store.archive.pending()
+
+    async def test_a_refused_ending_write_marks_nothing(self, store: LiveStore) -> None:
+        rid = _rid()
+        await store.rooms.save_room(rid, {"code": "PEND02"}, 0)
+        with pytest.raises(VersionConflict):
+            await store.rooms.save_room(rid, {"code": "PEND02"}, 7, archive=True)
+        assert rid not in await store.archive.pending()
+
+    async def test_claims_lease_and_expired_leases_come_back(self, store: LiveStore) -> None:
+        rids = [_rid() for _ in range(3)]
+        for rid in rids:
+            await store.rooms.save_room(rid, {"code": "PEND03"}, 0, archive=True)
+        mine: list[str] = []
+        while got := [r for r in await store.archive.claim(2, 400) if r in rids]:
+            mine += got
+        assert sorted(mine) == sorted(rids)  # each claimed once while leased
+        assert not [r for r in await store.archive.claim(100, 400) if r in rids]
+        await asyncio.sleep(0.6)  # the leases ran out (a process died mid-write)
+        again = [r for r in await store.archive.claim(100, 60_000) if r in rids]
+        assert sorted(again) == sorted(rids)
+        for rid in rids:
+            await store.archive.archived(rid, 60_000)
+        assert not set(rids) & set(await store.archive.pending())
+        assert not [r for r in await store.archive.claim(100, 400) if r in rids]
+
+    async def test_archived_rooms_expire_again(self, store: LiveStore) -> None:
+        rid = _rid()
+        await store.rooms.save_room(rid, {"code": "PEND04"}, 0, archive=True)
+        await store.archive.archived(rid, 100)
+        assert await store.rooms.get_room(rid) is not None
+        await asyncio.sleep(0.3)
+        assert await store.rooms.get_room(rid) is None
+        await store.archive.archived("unknown" + rid, 100)  # ignored
+
+
 CONTRACTS = (RoomRecordsContract, RacerGamesContract, RoomEventLogContract,
-             RoomIndexesContract, ServiceClockContract, AtomicityContract)
+             RoomIndexesContract, ServiceClockContract, AtomicityContract,
+             PendingArchiveContract)
 """Every contract class a backend must pass."""

@@ -14,6 +14,7 @@ from server.store.base import StoreUnavailable
 from .contract import (
     RETENTION,
     AtomicityContract,
+    PendingArchiveContract,
     RacerGamesContract,
     RoomEventLogContract,
     RoomIndexesContract,
@@ -53,6 +54,10 @@ class TestMemoryClock(MemoryTwin, ServiceClockContract):
 
 
 class TestMemoryAtomicity(MemoryTwin, AtomicityContract):
+    pass
+
+
+class TestMemoryPendingArchive(MemoryTwin, PendingArchiveContract):
     pass
 
 

@@ -23,6 +23,7 @@ from server.store.redis_batch import Batcher
 from .contract import (
     RETENTION,
     AtomicityContract,
+    PendingArchiveContract,
     RacerGamesContract,
     RoomEventLogContract,
     RoomIndexesContract,
@@ -83,6 +84,10 @@ class TestRedisClock(RedisTwin, ServiceClockContract):
 
 
 class TestRedisAtomicity(RedisTwin, AtomicityContract):
+    pass
+
+
+class TestRedisPendingArchive(RedisTwin, PendingArchiveContract):
     pass
 
 

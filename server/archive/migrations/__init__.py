@@ -1,0 +1,1 @@
+"""Alembic migrations of the archive database (run by :mod:`server.archive.migrate`)."""

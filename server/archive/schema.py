@@ -1,0 +1,96 @@
+"""The archive's tables (SQLAlchemy Core), as migration ``0001`` creates them.
+
+``races`` — one row per finished race, keyed by its race id (today the id of
+the room it was raced in):
+
+==================  ===========  ==============================================
+column              type         meaning
+==================  ===========  ==============================================
+``race_id``         text, key    the race id
+``room_id``         text         the live room's id (indexed)
+``room_code``       text         its short code (indexed with ``ended_at_ms``:
+                                 a reused code names the latest race)
+``variant``         text         the rule set's variant name
+``rules``           JSON         the rule set (``RulesView`` fields)
+``deal_number``     text         PySolFC deal number, in decimal (any size)
+``redeal_key``      text         hex
+``ranked``          boolean      the room counted for leaderboards
+``started_at_ms``   bigint       Unix ms of the start (service clock)
+``ended_at_ms``     bigint       Unix ms of the end
+``time_limit_ms``   bigint
+``par``             int, null    most foundation cards possible, when known
+``last_seq``        bigint       the room's last event number
+``room``            JSON         the room record (token digests blanked)
+``standings``       JSON         the final standings (``Standings``)
+``archived_at_ms``  bigint       when this row was written
+==================  ===========  ==============================================
+
+``archived_racers`` — one row per racer of a race, keyed by ``(race_id,
+racer_id)``: ``player_id`` (null: anonymous; players come with issue 20's
+later slice, indexed), ``name``, ``join_order``, ``status``, ``final``,
+``foundation_cards``, ``redeals_used``, ``merci_used``, ``reach_time_ms`` and
+``finished_ms`` (race clock, null: none), ``points`` and ``rank`` (from the
+standings), ``moves`` (JSON list of ``[move text, race-clock ms]``).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+)
+
+__all__ = ["archived_racers", "metadata", "races"]
+
+metadata = MetaData()
+
+races = Table(
+    "races", metadata,
+    Column("race_id", String(64), primary_key=True),
+    Column("room_id", String(64), nullable=False),
+    Column("room_code", String(16), nullable=False),
+    Column("variant", String(32), nullable=False),
+    Column("rules", JSON, nullable=False),
+    Column("deal_number", String(64), nullable=False),
+    Column("redeal_key", String(128), nullable=False),
+    Column("ranked", Boolean, nullable=False),
+    Column("started_at_ms", BigInteger, nullable=False),
+    Column("ended_at_ms", BigInteger, nullable=False),
+    Column("time_limit_ms", BigInteger, nullable=False),
+    Column("par", Integer, nullable=True),
+    Column("last_seq", BigInteger, nullable=False),
+    Column("room", JSON, nullable=False),
+    Column("standings", JSON, nullable=False),
+    Column("archived_at_ms", BigInteger, nullable=False),
+    Index("ix_races_room_code_ended", "room_code", "ended_at_ms"),
+    Index("ix_races_room_id", "room_id"),
+)
+
+archived_racers = Table(
+    "archived_racers", metadata,
+    Column("race_id", String(64), ForeignKey("races.race_id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("racer_id", String(64), primary_key=True),
+    Column("player_id", String(64), nullable=True),
+    Column("name", String(64), nullable=False),
+    Column("join_order", Integer, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("final", Boolean, nullable=False),
+    Column("foundation_cards", Integer, nullable=False),
+    Column("redeals_used", Integer, nullable=False),
+    Column("merci_used", Boolean, nullable=False),
+    Column("reach_time_ms", BigInteger, nullable=True),
+    Column("finished_ms", BigInteger, nullable=True),
+    Column("points", Integer, nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("moves", JSON, nullable=False),
+    Index("ix_archived_racers_player", "player_id"),
+)

@@ -1,0 +1,139 @@
+"""The archiver over a real authority (memory store, the test clock) and a real
+SQLite archive: finished races archived once, their rooms expiring only then,
+reads falling back to the archive, a par found later reaching the archive."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from server.archive import ArchiveDb, Archiver, database_url
+from server.race import errors as err
+from server.race.assist import par_hook
+from server.race.authority import RaceAuthority, RoomOptions
+from tests.race.helpers import ClockStore
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[ArchiveDb]:
+    archive = ArchiveDb(database_url(None, str(tmp_path)))
+    await archive.migrate()
+    yield archive
+    await archive.close()
+
+
+@pytest.fixture
+async def store() -> AsyncIterator[ClockStore]:
+    s = ClockStore()
+    yield s
+    await s.close()
+
+
+async def _finished(race: RaceAuthority) -> tuple[str, str, str]:
+    room, host = await race.create_room(RoomOptions(deal=7, countdown_s=0))
+    a, ta = await race.join(room.id, "alice")
+    b, tb = await race.join(room.id, "bob")
+    await race.start(room.code, host)
+    await race.move(room.id, a.id, ta, "r", 0, "m1")
+    await race.resign(room.id, a.id, ta)
+    await race.resign(room.id, b.id, tb)
+    return room.id, room.code, a.id
+
+
+async def test_finished_races_are_archived_once_then_expire(
+        store: ClockStore, db: ArchiveDb) -> None:
+    race = RaceAuthority(store)
+    race.archive = db
+    archiver = Archiver(race, db)
+    room_id, code, a_id = await _finished(race)
+    assert await store.archive.pending() == [room_id]
+    live = await race.race(room_id)
+    assert await archiver.run_once() == 1
+    assert await archiver.run_once() == 0  # nothing left, nothing written twice
+    assert await db.count() == 1 and await store.archive.pending() == []
+    assert (await race.get_room(room_id)).state == "over"  # still live for a while
+    store.advance(race.config.ended_ttl_ms + 1000)
+    assert await store.rooms.get_room(room_id) is None  # the live room is gone
+    archived = await race.race(code)
+    assert archived.live is False and live.live is True
+    assert archived.model_dump(exclude={"live"}) == live.model_dump(exclude={"live"})
+    replay = await race.replay(code, a_id, "some-old-token")  # tokens are ignored
+    assert [m.move for m in replay.moves] == ["r"] and replay.redeal_key
+    log = await race.logs_for(None).racer_log(room_id, "ALICE")
+    assert log.moves[0][0] == "r" and log.room_id == room_id
+    with pytest.raises(err.RoomNotFound):
+        await race.race("nosuchrace")
+
+
+async def test_a_race_not_over_is_no_race(store: ClockStore, db: ArchiveDb) -> None:
+    race = RaceAuthority(store)
+    race.archive = db
+    room, _ = await race.create_room(RoomOptions(deal=7, countdown_s=0))
+    with pytest.raises(err.HiddenUntilOver):
+        await race.race(room.id)
+
+
+async def test_a_par_found_after_archiving_reaches_the_archive(
+        store: ClockStore, db: ArchiveDb) -> None:
+    race = RaceAuthority(store)
+    race.archive = db
+    hook = par_hook(race.assist)
+    race.race_over_hooks.append(hook)
+    room_id, _, _ = await _finished(race)
+    # the par search runs in the background: before, during or after the
+    # archive write, the archived race gets it
+    assert await Archiver(race, db).run_once() == 1
+    for _ in range(200):  # the par search runs in the background (2 s budget)
+        got = await db.find_race(room_id)
+        if got is not None and got.room["par"] is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert got is not None and isinstance(got.room["par"], int)
+    view = await race.archived.race(room_id)
+    assert view.par == got.room["par"] and view.standings.par == view.par
+    assert all(s.to_par is not None for s in view.standings.standings)
+
+
+async def test_the_archiver_logs_one_line_per_outage(
+        store: ClockStore, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from tests.conftest import free_port
+    down = ArchiveDb(f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/none")
+    race = RaceAuthority(store)
+    archiver = Archiver(race, down, period_s=0.01, max_backoff_s=0.02, lease_ms=1)
+    await _finished(race)
+    with caplog.at_level(logging.WARNING, logger="server.archive"):
+        task = asyncio.create_task(archiver.run())
+        async with asyncio.timeout(15):  # a loaded machine connects slowly
+            while archiver.outage is None:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.5)  # many more tries (backoff at most 20 ms)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    await down.close()
+    paused = [r for r in caplog.records if "archiving paused" in r.getMessage()]
+    assert len(paused) == 1 and archiver.outage == "database"
+    assert len(await store.archive.pending()) == 1  # nothing lost
+
+
+async def test_a_race_closed_by_its_host_is_archived_a_room_closed_early_not(
+        store: ClockStore, db: ArchiveDb) -> None:
+    race = RaceAuthority(store)
+    race.archive = db
+    running, host = await race.create_room(RoomOptions(deal=7, countdown_s=0))
+    await race.join(running.id, "alice")
+    await race.start(running.code, host)
+    await race.close(running.id, host)  # during the race: it ends, then closes
+    early, host2 = await race.create_room(RoomOptions(deal=8))
+    await race.close(early.id, host2)  # before the start: no race
+    assert await store.archive.pending() == [running.id]
+    assert await Archiver(race, db).run_once() == 1
+    store.advance(race.config.ended_ttl_ms + 1000)
+    view = await race.race(running.code)
+    assert view.live is False and view.standings.final
+    assert [r.status for r in view.racers] == ["timed_out"]
+    with pytest.raises(err.RoomNotFound):
+        await race.get_room(early.id)
