@@ -3,8 +3,12 @@
 ``create_app(settings)`` builds the Starlette app: the store chosen by
 ``REDIS_URL`` (memory when unset), the race authority, the per-process
 event hub, a background task that advances room timers, the REST routes,
-the room WebSocket, health (``/healthz``: the process is up) and
-readiness (``/readyz``: the store answers).
+the room WebSocket, health (``/healthz``: the process is up), readiness
+(``/readyz``: the store answers) and metrics (``/metrics``, Prometheus text),
+behind the :class:`~server.api.observe.Observe` middleware (request ids, one
+log line per request and socket). ``lucie-server`` configures logging for its
+own lines and uvicorn's alike (:mod:`server.runtime.logs`). docs/operations.md
+tells operators how to use all three.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import AsyncIterator
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -27,6 +32,7 @@ from server.api.admission import Admission
 from server.api.errors import exception_handlers
 from server.api.h2h_routes import attach_head_to_head, h2h_routes
 from server.api.hub import Hub
+from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
@@ -36,6 +42,8 @@ from server.race.authority import RaceAuthority, RaceConfig
 from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.http_protocol import UpgradeHttpToolsProtocol
 from server.runtime.limits import ensure_open_files
+from server.runtime.logs import log_config
+from server.runtime.metrics import process_exit
 from server.runtime.redact import install as install_redaction
 from server.runtime.settings import Settings
 from server.runtime.ws_protocol import ws_protocol_class
@@ -113,18 +121,25 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await close_solver()
             await hub.close()
             await store.close()
+            process_exit()
 
+    app_routes: list[Route | WebSocketRoute] = [
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+        # for Prometheus, not for clients: outside the OpenAPI document (like the
+        # probes) and outside the per-client budgets (a scrape is never refused)
+        Route("/metrics", metrics_endpoint),
+        Route(PREFIX + "/openapi.json", openapi_doc),
+        Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
+        *routes(),
+        *h2h_routes(),
+        *solver_routes(),
+        WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
+    ]
+    templates = {route.endpoint: route.path for route in app_routes}
     return Starlette(
-        routes=[
-            Route("/healthz", healthz),
-            Route("/readyz", readyz),
-            Route(PREFIX + "/openapi.json", openapi_doc),
-            Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
-            *routes(),
-            *h2h_routes(),
-            *solver_routes(),
-            WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
-        ],
+        routes=app_routes,
+        middleware=[Middleware(Observe, routes=templates)],
         exception_handlers=exception_handlers,
         lifespan=lifespan,
     )
@@ -148,6 +163,9 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         forwarded_allow_ips=settings.trusted_proxies or None,
         timeout_keep_alive=settings.keep_alive_s,
         server_header=False,
+        # our format for uvicorn's lines too; its access log is replaced by
+        # server.api.observe's line per request (request id, duration, room)
+        log_config=log_config(settings.log_level, settings.log_format), access_log=False,
     )
 
 
@@ -158,20 +176,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", help="bind address (LUCIE_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (LUCIE_PORT, default 8000)")
     parser.add_argument("--redis-url", help="redis://… (REDIS_URL); default: in-memory store")
-    parser.add_argument("--log-level", help="uvicorn log level (LUCIE_LOG_LEVEL)")
+    parser.add_argument("--log-level", help="log level (LUCIE_LOG_LEVEL, default info)")
+    parser.add_argument("--log-format", choices=("json", "text", "auto"),
+                        help="log lines as JSON or text (LUCIE_LOG_FORMAT, default auto: "
+                             "text on a terminal, else JSON)")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env(host=args.host, port=args.port,
-                                     redis_url=args.redis_url, log_level=args.log_level)
+                                     redis_url=args.redis_url, log_level=args.log_level,
+                                     log_format=args.log_format)
         open_store(settings.redis_url)  # fail early on a bad URL
     except ValueError as exc:
         print(f"lucie-server: {exc}", file=sys.stderr)
         return 2
+    config = uvicorn_config(settings)  # configures logging (server.runtime.logs)
+    install_redaction()  # after uvicorn set up its log handlers
+    logging.captureWarnings(True)  # Python warnings as log lines, in the same format
     too_low = ensure_open_files()
     if too_low:
-        print(f"lucie-server: warning: {too_low}", file=sys.stderr)
-    config = uvicorn_config(settings)
-    install_redaction()  # after uvicorn set up its log handlers
+        log.warning("%s", too_low)
     gc.collect()
     gc.freeze()  # modules and schemas never need collecting: shorter GC pauses
     server = uvicorn.Server(config)

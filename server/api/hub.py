@@ -18,6 +18,7 @@ from typing import Any, Protocol, cast
 
 from server.errors import CLOSE_TOO_SLOW, EventsTooOld, StoreUnavailable
 from server.runtime.jsoncodec import json_bytes
+from server.runtime.metrics import EVENTS_FANNED_OUT, FEED_EVENTS
 
 __all__ = ["EventSource", "Hub", "Item", "Listener"]
 
@@ -136,8 +137,11 @@ class RoomFeed:
                     async for event in events:
                         self.since = event["seq"]
                         text = json_bytes({"t": "event", "d": event}).decode()
-                        for listener in list(self.listeners):
+                        listeners = list(self.listeners)
+                        for listener in listeners:
                             listener.push(("event", event["seq"], text))
+                        FEED_EVENTS.inc()
+                        EVENTS_FANNED_OUT.inc(len(listeners))
                 for listener in list(self.listeners):
                     listener.push(("gone", 0, ""))
                 return

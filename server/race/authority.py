@@ -136,6 +136,14 @@ class RaceAuthority:
         """
         return await self.store.events.events_since(room_id, since)
 
+    async def room_counts(self) -> dict[str, int]:
+        """Rooms of the whole deployment by the store's indexes (metrics):
+        ``live``, ``lobby``, ``running`` (:meth:`RoomIndexes.room_counts`).
+
+        :raises StoreUnavailable:
+        """
+        return await self.store.indexes.room_counts()
+
     def subscribe(self, room_id: str, since: int) -> AsyncIterator[dict[str, Any]]:
         """Every room event with ``seq > since``, then live ones, none lost or
         repeated (the store's log; ``server.api.hub`` feeds the sockets from it).

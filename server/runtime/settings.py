@@ -44,7 +44,10 @@ variable                    default   meaning
 ``LUCIE_TICK_MS``           250       room timer sweep period, ms
 ``LUCIE_ENDED_TTL_S``       3600      rooms vanish this long after their race ends
 ``LUCIE_WAITING_TTL_S``     1800      rooms that never start vanish after this
-``LUCIE_LOG_LEVEL``         info      uvicorn log level
+``LUCIE_LOG_LEVEL``         info      log level of the server's and uvicorn's lines
+``LUCIE_LOG_FORMAT``        auto      ``json`` (one JSON object per line), ``text``, or
+                                      ``auto``: text on a terminal, else JSON
+                                      (``server.runtime.logs``, docs/operations.md)
 ``LUCIE_GC_FREEZE_S``       1         seconds between ``gc.freeze()`` of survivors
                                       (``server/gcpolicy.py``); 0: CPython's default GC
 ``LUCIE_GC_GEN0``           10000     the youngest generation's collection threshold
@@ -106,6 +109,7 @@ class Settings:
     ended_ttl_s: int = 3600
     waiting_ttl_s: int = 1800
     log_level: str = "info"
+    log_format: str = "auto"
     gc_freeze_s: float = 1.0
     gc_full_s: float = 600.0
     gc_gen0: int = 10_000
@@ -167,6 +171,8 @@ class Settings:
             except ValueError:
                 raise ValueError(f"trusted_proxies: {part!r} is not an address or a network"
                                  ) from None
+        if self.log_format not in ("json", "text", "auto"):
+            raise ValueError(f"log_format {self.log_format!r}: json, text or auto")
         if self.keep_alive_s <= 0:
             raise ValueError("keep_alive_s must be positive")
         if self.gc_freeze_s < 0 or self.gc_full_s < 0 or self.gc_gen0 < 0:

@@ -64,6 +64,16 @@ class SolverPool:
         self._workers = workers
         self._memory = memory_bytes
         self._executor: ProcessPoolExecutor | None = None
+        self.in_flight = 0
+        """Jobs submitted and not finished (running on a worker, or queued)."""
+        self.observer: Callable[[int, int], None] | None = None
+        """Called with ``(in_flight, workers)`` whenever ``in_flight`` changes
+        (the server's metrics: queued = in_flight − workers when positive)."""
+
+    def _count(self, change: int) -> None:
+        self.in_flight += change
+        if self.observer is not None:
+            self.observer(self.in_flight, self._workers)
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
@@ -85,6 +95,7 @@ class SolverPool:
         """
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(self._pool(), _call, func, args, kwargs)
+        self._count(1)
         try:
             return await asyncio.wait_for(fut, budget + _MARGIN)
         except TimeoutError:
@@ -92,6 +103,8 @@ class SolverPool:
         except BrokenProcessPool:
             self._reset()
             raise SolverBusyError("a solver worker died (memory limit?)") from None
+        finally:
+            self._count(-1)
 
     async def solve(self, rules: RuleSet, position: Position, redeal_key: bytes | None = None,
                     *, mode: Mode = "known-redeals", max_seconds: float = 2.0,
