@@ -69,13 +69,17 @@ def request_id_of(scope: Scope) -> str:
 
 
 class SocketNote:
-    """What the socket's log lines say, filled in as it goes."""
+    """One socket's ASGI ``receive``/``send`` wrappers (:meth:`incoming`,
+    :meth:`outgoing`: they count messages, note the close code, add the
+    ``X-Request-ID`` header) and what its log lines say. One object with slots,
+    not closures: thousands of idle sockets each hold one."""
 
-    __slots__ = ("accepted", "code", "logged", "racer", "received", "request_id", "room",
-                 "sent", "started", "status")
+    __slots__ = ("_receive", "_send", "accepted", "code", "logged", "racer", "received",
+                 "request_id", "room", "sent", "started", "status")
 
-    def __init__(self, request_id: str) -> None:
+    def __init__(self, request_id: str, receive: Receive, send: Send) -> None:
         self.request_id = request_id
+        self._receive, self._send = receive, send
         self.started = time.perf_counter()
         self.room: str | None = None
         self.racer: str | None = None
@@ -83,6 +87,34 @@ class SocketNote:
         self.code: int | None = None
         self.status: int | None = None
         self.accepted = self.logged = False
+
+    async def incoming(self) -> Message:
+        """The app's ``receive``."""
+        message = await self._receive()
+        kind = message["type"]
+        if kind == "websocket.receive":
+            self.received += 1
+        elif kind == "websocket.disconnect" and self.code is None:
+            self.code = message.get("code", 1005)
+        return message
+
+    async def outgoing(self, message: Message) -> None:
+        """The app's ``send``."""
+        kind = message["type"]
+        if kind == "websocket.send":
+            self.sent += 1
+        elif kind == "websocket.close":
+            if self.code is None:
+                self.code = message.get("code", 1000)
+        elif kind in ("websocket.accept", "websocket.http.response.start"):
+            header = (b"x-request-id", self.request_id.encode())
+            message = {**message, "headers": [*message.get("headers", ()), header]}
+            if kind == "websocket.accept":
+                self.accepted = True
+                metrics.SOCKETS_OPEN.inc()
+            else:
+                self.status = message["status"]
+        await self._send(message)
 
     def fields(self) -> dict[str, Any]:
         """The fields of its log lines."""
@@ -192,38 +224,10 @@ class Observe:
             "racer": _short(params.get("racer"))})
 
     async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        note = SocketNote(request_id_of(scope))
-        scope[_NOTE] = note
-        header = (b"x-request-id", note.request_id.encode())
-
-        async def incoming() -> Message:
-            message = await receive()
-            kind = message["type"]
-            if kind == "websocket.receive":
-                note.received += 1
-            elif kind == "websocket.disconnect" and note.code is None:
-                note.code = message.get("code", 1005)
-            return message
-
-        async def outgoing(message: Message) -> None:
-            kind = message["type"]
-            if kind == "websocket.send":
-                note.sent += 1
-            elif kind == "websocket.close":
-                if note.code is None:
-                    note.code = message.get("code", 1000)
-            elif kind == "websocket.accept":
-                message = {**message, "headers": [*message.get("headers", ()), header]}
-                note.accepted = True
-                metrics.SOCKETS_OPEN.inc()
-            elif kind == "websocket.http.response.start":
-                note.status = message["status"]
-                message = {**message, "headers": [*message.get("headers", ()), header]}
-            await send(message)
-
+        note = scope[_NOTE] = SocketNote(request_id_of(scope), receive, send)
         context = REQUEST_ID.set(note.request_id)
         try:
-            await self.app(scope, incoming, outgoing)
+            await self.app(scope, note.incoming, note.outgoing)
         finally:
             REQUEST_ID.reset(context)
             if note.accepted:

@@ -39,6 +39,7 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    disable_created_metrics,
     generate_latest,
 )
 from prometheus_client import multiprocess as _multiprocess
@@ -69,6 +70,8 @@ __all__ = [
     "render",
     "solver_jobs",
 ]
+
+disable_created_metrics()  # no ``*_created`` series: half the scrape, nothing to alert on
 
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
 """``Content-Type`` of :func:`render`'s text (Prometheus text format 0.0.4)."""
