@@ -71,7 +71,8 @@ __all__ = [
     "solver_jobs",
 ]
 
-disable_created_metrics()  # no ``*_created`` series: half the scrape, nothing to alert on
+# no ``*_created`` series: half the scrape, nothing to alert on
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
 """``Content-Type`` of :func:`render`'s text (Prometheus text format 0.0.4)."""
