@@ -230,6 +230,10 @@ class Observe:
             await self.app(scope, note.incoming, note.outgoing)
         finally:
             REQUEST_ID.reset(context)
+            # the note holds the server's receive and send (its protocol), whose
+            # scope holds the note: break the cycle, or every closed socket waits
+            # for the full collection (issue 8; tests/api/test_socket_cycles.py)
+            del scope[_NOTE]
             if note.accepted:
                 metrics.SOCKETS_OPEN.dec()
             self._log_socket(scope, note)
