@@ -70,14 +70,15 @@ class RequestContext(logging.Filter):
 
 class TextFormatter(logging.Formatter):
     """``%(asctime)s %(levelname)s %(name)s: %(message)s`` and then the record's
-    extra fields as ``key=value``."""
+    extra fields as ``key=value`` (those that are not ``None``)."""
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
-        extra = [f"{k}={v}" for k, v in record.__dict__.items() if k not in _STANDARD]
+        extra = [f"{k}={v}" for k, v in record.__dict__.items()
+                 if k not in _STANDARD and v is not None]
         if not extra:
             return text
         head, sep, tail = text.partition("\n")  # a traceback stays below the line
