@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, Protocol, cast
@@ -176,7 +177,10 @@ class Hub:
             if feed is None or feed.task is None or feed.task.done():
                 feed = self._feeds[room_id] = RoomFeed(self.source, room_id, since)
                 feed.listeners.add(listener)
-                feed.task = asyncio.create_task(feed.run(), name=f"feed:{room_id}")
+                # a fresh context: the feed outlives the socket that started it,
+                # whose request id and socket note are not the feed's
+                feed.task = asyncio.create_task(feed.run(), name=f"feed:{room_id}",
+                                                context=contextvars.Context())
                 return
         feed.listeners.add(listener)
 

@@ -27,6 +27,7 @@ The room socket (:mod:`server.api.ws`) names its room and racer with
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import re
@@ -52,8 +53,10 @@ OPS_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
 """Paths for orchestrators and scrapers: logged at debug level."""
 _SANE_ID: Final = re.compile(rb"[A-Za-z0-9._:\-]{1,128}")
 _METHODS: Final = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-_NOTE: Final = "lucie.socket"
-"""The scope key of a socket's :class:`SocketNote`."""
+_NOTE: Final[contextvars.ContextVar[SocketNote | None]] = contextvars.ContextVar(
+    "lucie_socket", default=None)
+"""The :class:`SocketNote` of the socket being served (a context variable, not a
+scope key: nothing then refers back from the server's objects to it)."""
 
 T = TypeVar("T")
 
@@ -66,6 +69,14 @@ def request_id_of(scope: Scope) -> str:
                 return str(value.decode("ascii"))
             break
     return os.urandom(8).hex()
+
+
+async def _over_receive() -> Message:
+    return {"type": "websocket.disconnect", "code": 1006}
+
+
+async def _over_send(_: Message) -> None:
+    raise OSError("the socket is over")
 
 
 class SocketNote:
@@ -116,6 +127,13 @@ class SocketNote:
                 self.status = message["status"]
         await self._send(message)
 
+    def release(self) -> None:
+        """Forget the server's receive and send once the socket is over: they
+        hold its protocol, and a task started while serving the socket keeps
+        a copy of the context the note is in, so a closed socket would stay
+        in a reference cycle (issue 8; tests/api/test_socket_cycles.py)."""
+        self._receive, self._send = _over_receive, _over_send
+
     def fields(self) -> dict[str, Any]:
         """The fields of its log lines."""
         return {"request_id": self.request_id, "room": self.room, "racer": self.racer,
@@ -123,9 +141,9 @@ class SocketNote:
 
 
 def note_socket(scope: Scope, room_id: str, racer_id: str | None) -> None:
-    """The room socket serves ``room_id`` for ``racer_id`` (``None``: a spectator);
-    logs ``socket opened`` the first time."""
-    note: SocketNote | None = scope.get(_NOTE)
+    """The room socket of ``scope`` serves ``room_id`` for ``racer_id`` (``None``:
+    a spectator); logs ``socket opened`` the first time."""
+    note = _NOTE.get()
     if note is None:
         return
     note.room, note.racer = room_id, racer_id
@@ -224,16 +242,14 @@ class Observe:
             "racer": _short(params.get("racer"))})
 
     async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        note = scope[_NOTE] = SocketNote(request_id_of(scope), receive, send)
-        context = REQUEST_ID.set(note.request_id)
+        note = SocketNote(request_id_of(scope), receive, send)
+        context, noted = REQUEST_ID.set(note.request_id), _NOTE.set(note)
         try:
             await self.app(scope, note.incoming, note.outgoing)
         finally:
+            _NOTE.reset(noted)
             REQUEST_ID.reset(context)
-            # the note holds the server's receive and send (its protocol), whose
-            # scope holds the note: break the cycle, or every closed socket waits
-            # for the full collection (issue 8; tests/api/test_socket_cycles.py)
-            del scope[_NOTE]
+            note.release()
             if note.accepted:
                 metrics.SOCKETS_OPEN.dec()
             self._log_socket(scope, note)
