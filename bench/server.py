@@ -222,7 +222,8 @@ def _setup(url: str) -> list[tuple[str, str, str, dict[str, Any]]]:
             http.post(f"/rooms/{room}/start", headers={"Authorization": f"Bearer {host}"})
             for j in joined:
                 racer = j["racer"]["id"]
-                game = http.get(f"/rooms/{room}/racers/{racer}/game").json()
+                game = http.get(f"/rooms/{room}/racers/{racer}/game",  # the racer's own
+                                headers={"Authorization": f"Bearer {j['token']}"}).json()
                 seats.append((room, racer, j["token"], game))
     return seats
 
@@ -234,7 +235,12 @@ def run(quick: bool) -> list[str]:
     workers = 2
     env = {"LUCIE_WS_RATE": "1000000", "LUCIE_WS_BURST": "1000000",
            "LUCIE_HTTP_RATE": "1000000", "LUCIE_HTTP_BURST": "1000000",
-           "LUCIE_SEND_QUEUE": "4096"}
+           "LUCIE_SEND_QUEUE": "4096",
+           # every client is on one address: lift the per-address budgets and caps
+           "LUCIE_JOIN_PER_MIN": "60000", "LUCIE_JOIN_BURST": "100000",
+           "LUCIE_CREATE_PER_MIN": "60000", "LUCIE_CREATE_BURST": "100000",
+           "LUCIE_WAITING_ROOMS_PER_ADDRESS": "100000",
+           "LUCIE_SOCKETS_PER_ADDRESS": "100000", "LUCIE_SPECTATORS_PER_ROOM": "100000"}
     lines = []
     port = _port()
     server = _spawn("from server.app import main; raise SystemExit(main())", port, env)

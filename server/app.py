@@ -4,10 +4,14 @@
 ``REDIS_URL`` (memory when unset), the race authority, the per-process
 event hub, the archive database (``LUCIE_DATABASE_URL``, else a SQLite file
 in ``LUCIE_DATA_DIR``; migrated at start) and its archiver, a background
-task that advances room timers, the REST routes,
-the room WebSocket, health (``/healthz``: the process is up) and
-readiness (``/readyz``: the store answers), and the browser client's
-pages and static files (``server.web``, docs/web.md).
+task that advances room timers, the REST routes, the room WebSocket, health
+(``/healthz``: the process is up), readiness (``/readyz``: the store
+answers), metrics (``/metrics``, Prometheus text), and the browser client's
+pages and static files (``server.web``, docs/web.md), behind the
+:class:`~server.api.observe.Observe` middleware (request ids, one log line
+per request and socket). ``lucie-server`` configures logging for its own
+lines and uvicorn's alike (:mod:`server.runtime.logs`). docs/operations.md
+tells operators how to use them.
 """
 
 from __future__ import annotations
@@ -22,14 +26,16 @@ from collections.abc import AsyncIterator
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from server.api.admission import Admission
 from server.api.errors import exception_handlers
 from server.api.h2h_routes import attach_head_to_head, h2h_routes
 from server.api.hub import Hub
+from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
@@ -40,6 +46,8 @@ from server.runtime.cancel import raise_if_cancelled
 from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.http_protocol import UpgradeHttpToolsProtocol
 from server.runtime.limits import ensure_open_files
+from server.runtime.logs import log_config
+from server.runtime.metrics import process_exit
 from server.runtime.redact import install as install_redaction
 from server.runtime.settings import Settings, SettingsError
 from server.runtime.ws_protocol import ws_protocol_class
@@ -139,19 +147,32 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await close_solver()
             await hub.close()
             await store.close()
+            process_exit()
 
+    app_routes: list[BaseRoute] = [
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+        # for Prometheus, not for clients: outside the OpenAPI document (like the
+        # probes) and outside the per-client budgets (a scrape is never refused)
+        Route("/metrics", metrics_endpoint),
+        Route(PREFIX + "/openapi.json", openapi_doc),
+        Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
+        *routes(),
+        *h2h_routes(),
+        *solver_routes(),
+        WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
+    ]
+    # the metrics' route label: the path template of each API route; the
+    # browser client's pages are one label, its static files "unmatched"
+    templates: dict[object, str] = {route.endpoint: route.path for route in app_routes
+                                    if isinstance(route, Route | WebSocketRoute)}
+    pages = web_routes()
+    templates.update({route.endpoint: "(web page)" for route in pages
+                      if isinstance(route, Route)})
+    app_routes.extend(pages)
     return Starlette(
-        routes=[
-            Route("/healthz", healthz),
-            Route("/readyz", readyz),
-            Route(PREFIX + "/openapi.json", openapi_doc),
-            Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
-            *routes(),
-            *h2h_routes(),
-            *solver_routes(),
-            WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
-            *web_routes(),
-        ],
+        routes=app_routes,
+        middleware=[Middleware(Observe, routes=templates)],
         exception_handlers=exception_handlers,
         lifespan=lifespan,
     )
@@ -175,6 +196,9 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         forwarded_allow_ips=settings.trusted_proxies or None,
         timeout_keep_alive=settings.keep_alive_s,
         server_header=False,
+        # our format for uvicorn's lines too; its access log is replaced by
+        # server.api.observe's line per request (request id, duration, room)
+        log_config=log_config(settings.log_level, settings.log_format), access_log=False,
     )
 
 
@@ -209,14 +233,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", help="bind address (LUCIE_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (LUCIE_PORT, default 8000)")
     parser.add_argument("--redis-url", help="redis://… (REDIS_URL); default: in-memory store")
-    parser.add_argument("--log-level", help="uvicorn log level (LUCIE_LOG_LEVEL)")
+    parser.add_argument("--log-level", help="log level (LUCIE_LOG_LEVEL, default info)")
+    parser.add_argument("--log-format", choices=("json", "text", "auto"),
+                        help="log lines as JSON or text (LUCIE_LOG_FORMAT, default auto: "
+                             "text on a terminal, else JSON)")
     parser.add_argument("--print-settings", action="store_true",
                         help="print the settings in effect as NAME=value lines (secrets "
                              "redacted) and exit")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env(host=args.host, port=args.port,
-                                     redis_url=args.redis_url, log_level=args.log_level)
+                                     redis_url=args.redis_url, log_level=args.log_level,
+                                     log_format=args.log_format)
     except SettingsError as exc:
         print(f"lucie-server: {exc}", file=sys.stderr)
         return 2
@@ -236,11 +264,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "migrate":
         return asyncio.run(_migrate(settings))
+    config = uvicorn_config(settings)  # configures logging (server.runtime.logs)
+    install_redaction()  # after uvicorn set up its log handlers
+    logging.captureWarnings(True)  # Python warnings as log lines, in the same format
     too_low = ensure_open_files()
     if too_low:
-        print(f"lucie-server: warning: {too_low}", file=sys.stderr)
-    config = uvicorn_config(settings)
-    install_redaction()  # after uvicorn set up its log handlers
+        log.warning("%s", too_low)
     gc.collect()
     gc.freeze()  # modules and schemas never need collecting: shorter GC pauses
     server = uvicorn.Server(config)

@@ -31,6 +31,7 @@ from server.errors import (
 __all__ = [
     "RETRY_AFTER_MS",
     "exception_handlers",
+    "socket_store_error",
     "store_error_body",
     "validation_details",
 ]
@@ -110,6 +111,16 @@ def store_error_body(exc: StoreError) -> dict[str, Any] | None:
     if message is None:
         return None
     return {"code": exc.code, "message": message, "details": {"retry_after_ms": RETRY_AFTER_MS}}
+
+
+def socket_store_error(exc: StoreError) -> dict[str, Any]:
+    """The wire error of a store failure on a socket: :func:`store_error_body`,
+    any failure but a write conflict told as ``store/unavailable`` (retry)."""
+    body = store_error_body(exc)
+    if body is None:
+        body = store_error_body(StoreUnavailable())
+        assert body is not None
+    return body
 
 
 async def _store_error(_: Request, exc: Exception) -> Response:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, Protocol, cast
 
 from server.errors import CLOSE_TOO_SLOW, EventsTooOld, StoreUnavailable
 from server.runtime.jsoncodec import json_bytes
+from server.runtime.metrics import EVENTS_FANNED_OUT, FEED_EVENTS
 
 __all__ = ["EventSource", "Hub", "Item", "Listener"]
 
@@ -136,8 +138,11 @@ class RoomFeed:
                     async for event in events:
                         self.since = event["seq"]
                         text = json_bytes({"t": "event", "d": event}).decode()
-                        for listener in list(self.listeners):
+                        listeners = list(self.listeners)
+                        for listener in listeners:
                             listener.push(("event", event["seq"], text))
+                        FEED_EVENTS.inc()
+                        EVENTS_FANNED_OUT.inc(len(listeners))
                 for listener in list(self.listeners):
                     listener.push(("gone", 0, ""))
                 return
@@ -172,7 +177,10 @@ class Hub:
             if feed is None or feed.task is None or feed.task.done():
                 feed = self._feeds[room_id] = RoomFeed(self.source, room_id, since)
                 feed.listeners.add(listener)
-                feed.task = asyncio.create_task(feed.run(), name=f"feed:{room_id}")
+                # a fresh context: the feed outlives the socket that started it,
+                # whose request id and socket note are not the feed's
+                feed.task = asyncio.create_task(feed.run(), name=f"feed:{room_id}",
+                                                context=contextvars.Context())
                 return
         feed.listeners.add(listener)
 

@@ -8,6 +8,7 @@ of the OpenAPI document (:mod:`server.api.openapi`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -38,6 +39,7 @@ from .models import (
     RoomList,
     json_object_problem,
 )
+from .observe import observed_move
 
 __all__ = ["ENDPOINTS", "Endpoint", "bearer_token", "is_json", "parse_body", "routes",
            "upgrade_required"]
@@ -225,9 +227,10 @@ async def game(request: Request, _: None) -> GameView:
 
 
 async def move(request: Request, body: MoveBody) -> BaseModel:
-    p = request.path_params
-    return await _authority(request).move(p["room"], p["racer"], bearer_token(request.headers),
-                                          body.move, body.expected_version, body.client_move_id)
+    p, started = request.path_params, time.perf_counter()
+    return await observed_move("rest", started, _authority(request).move(
+        p["room"], p["racer"], bearer_token(request.headers), body.move, body.expected_version,
+        body.client_move_id))
 
 
 async def resign(request: Request, _: None) -> RacerView:

@@ -17,6 +17,7 @@ from starlette.routing import Route
 from server.race.assist import par_hook
 from server.race.authority import RaceAuthority
 from server.race.views import HintView
+from server.runtime import metrics
 from server.solver import SolverPool
 
 from .rest import PREFIX, Endpoint, admit, bearer_token
@@ -29,6 +30,7 @@ async def attach_solver(authority: RaceAuthority,
     """Give ``authority`` a solver pool and the par hook; returns the coroutine
     function that stops the pool (call it at shutdown)."""
     pool = SolverPool(workers=workers)
+    pool.observer = metrics.solver_jobs
     authority.solver = pool
     authority.race_over_hooks.append(par_hook(authority.assist))
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 
 from pydantic import ValidationError
@@ -39,11 +40,12 @@ from server.errors import (
 )
 from server.race.authority import RaceAuthority
 from server.race.views import RoomView
+from server.runtime import metrics
 from server.runtime.jsoncodec import json_bytes
 from server.runtime.settings import Settings
 
 from .admission import Admission, deny_socket
-from .errors import store_error_body, validation_details
+from .errors import socket_store_error, validation_details
 from .hub import Hub, Listener
 from .models import (
     AuthIn,
@@ -54,6 +56,7 @@ from .models import (
     client_message,
     json_object_problem,
 )
+from .observe import note_socket, observed_move
 from .ratelimit import TokenBucket
 from .rest import bearer_token
 
@@ -70,16 +73,6 @@ def _text(t: str, d: Any = None) -> str:
     return json_bytes(msg).decode()
 
 
-def _store_error(exc: StoreError) -> dict[str, Any]:
-    """The wire error of a store failure, with the retry hint (any store
-    failure but a write conflict is told as ``store/unavailable``)."""
-    body = store_error_body(exc)
-    if body is None:
-        body = store_error_body(StoreUnavailable())
-        assert body is not None
-    return body
-
-
 def _close(cls: type[ServiceError], text: str = "") -> tuple[int, str]:
     """The registry's close code of ``cls`` and its reason (the code, then ``text``)."""
     assert cls.close is not None, f"{cls.code} closes no socket"
@@ -87,8 +80,8 @@ def _close(cls: type[ServiceError], text: str = "") -> tuple[int, str]:
 
 
 class _Connection:
-    __slots__ = ("_kick", "_sender_task", "authority", "bucket", "hub", "last_seq", "listener",
-                 "racer_id", "room_id", "settings", "token", "ws")
+    __slots__ = ("_kick", "_received", "_sender_task", "authority", "bucket", "hub", "last_seq",
+                 "listener", "racer_id", "room_id", "settings", "token", "ws")
 
     def __init__(self, ws: WebSocket, room_id: str, racer_id: str | None,
                  token: str | None) -> None:
@@ -103,6 +96,7 @@ class _Connection:
         self.listener = Listener(self.settings.send_queue, self._slow)
         self.bucket = TokenBucket(self.settings.ws_rate, self.settings.ws_burst)
         self.last_seq = 0
+        self._received = 0.0  # when the message being handled arrived (perf_counter)
         self._sender_task: asyncio.Task[None] | None = None
         self._kick: asyncio.Task[None] | None = None
 
@@ -110,6 +104,7 @@ class _Connection:
         """The send queue overflowed: stop the sender (it may be blocked on a
         full socket buffer) and close with 4000 in the background."""
         log.info("closing a slow socket of room %s", self.room_id)
+        metrics.SLOW_SOCKETS.inc()
         if self._sender_task is not None:
             self._sender_task.cancel()
         self._kick = asyncio.create_task(self._force_close(CLOSE_TOO_SLOW,
@@ -157,6 +152,7 @@ class _Connection:
                                                             f"room's last event ({room.seq})"))
                 return
             await self._welcome(room)
+            note_socket(self.ws.scope, self.room_id, self.racer_id)
             if since is not None and since != self.last_seq:
                 now = self.last_seq
                 self.last_seq = since
@@ -217,6 +213,7 @@ class _Connection:
         limit = self.settings.max_message
         while True:
             message = await self.ws.receive()
+            self._received = time.perf_counter()
             if message["type"] == "websocket.disconnect":
                 return
             raw = message.get("text")
@@ -245,7 +242,7 @@ class _Connection:
             except RaceError as exc:
                 self.push("error", exc.to_json())
             except StoreError as exc:
-                self.push("error", _store_error(exc))
+                self.push("error", socket_store_error(exc))
 
     async def _handle(self, msg: Any) -> None:
         if isinstance(msg, PingIn):
@@ -253,14 +250,15 @@ class _Connection:
         elif isinstance(msg, MoveIn):
             body = msg.d
             if self.racer_id is None:
+                metrics.move_refused("ws", AuthMissing.code)
                 self.push("refused", {"client_move_id": body.client_move_id,
                                       "code": AuthMissing.code,
                                       "message": "spectators cannot move; send auth first"})
                 return
             try:
-                ack = await self.authority.move(self.room_id, self.racer_id, self.token,
-                                                body.move, body.expected_version,
-                                                body.client_move_id)
+                ack = await observed_move("ws", self._received, self.authority.move(
+                    self.room_id, self.racer_id, self.token, body.move, body.expected_version,
+                    body.client_move_id))
             except RaceError as exc:
                 refused: dict[str, Any] = {"client_move_id": body.client_move_id,
                                            "code": exc.code, "message": exc.message}
@@ -270,7 +268,7 @@ class _Connection:
                 return
             except StoreError as exc:  # not applied (or applied: resending answers it)
                 self.push("refused", {"client_move_id": body.client_move_id,
-                                      **_store_error(exc)})
+                                      **socket_store_error(exc)})
                 return
             self.listener.push(("msg", 0, '{"t":"ack","d":' + ack.model_dump_json() + "}"))
         elif isinstance(msg, AuthIn):
@@ -284,6 +282,7 @@ class _Connection:
                 self.listener.close(*_close(AuthInvalidToken))
                 return
             self.racer_id, self.token = racer_id, msg.d.token
+            note_socket(self.ws.scope, self.room_id, racer_id)
             room = await self.authority.get_room(self.room_id)
             self.push("welcome", {"racer": racer_id, "room": room.model_dump(mode="json")})
         elif isinstance(msg, ReadyIn | ResignIn):

@@ -19,6 +19,7 @@ import logging
 from typing import Any, Protocol
 
 from server.errors import ArchiveUnavailable, StoreError
+from server.runtime import metrics
 from server.runtime.cancel import raise_if_cancelled
 
 __all__ = ["ArchiveWriter", "Archiver", "FinishedRaces"]
@@ -87,6 +88,7 @@ class Archiver:
             await self.races.mark_archived(race["race_id"])
             done += 1
         self.archived += done
+        metrics.RACES_ARCHIVED.inc(done)
         return done
 
     async def run(self) -> None:
@@ -104,6 +106,7 @@ class Archiver:
                                 "races stay pending and are archived once it is back",
                                 what, exc.code)
                 self.outage = what
+                metrics.ARCHIVE_OUTAGE.set(1)
                 await asyncio.sleep(backoff)
                 backoff = min(self.max_backoff_s, max(backoff, 0.1) * 2)
                 continue
@@ -116,6 +119,7 @@ class Archiver:
             if self.outage == "store" or (self.outage is not None and done > 0):
                 log.warning("archiving resumed: the %s answers again", self.outage)
                 self.outage = None
+                metrics.ARCHIVE_OUTAGE.set(0)
             backoff = self.period_s
             if done < self.batch:
                 await asyncio.sleep(self.period_s)

@@ -195,6 +195,22 @@ class RaceAuthority:
         """
         return await self.store.events.events_since(room_id, since)
 
+    async def room_counts(self) -> dict[str, int]:
+        """Rooms of the whole deployment by the store's indexes (metrics):
+        ``live``, ``lobby``, ``running`` (:meth:`RoomIndexes.room_counts`).
+
+        :raises StoreUnavailable:
+        """
+        return await self.store.indexes.room_counts()
+
+    async def archive_pending(self) -> int:
+        """Finished races of the whole deployment not archived yet (metrics:
+        the archive lag, in races).
+
+        :raises StoreUnavailable:
+        """
+        return len(await self.store.archive.pending())
+
     def subscribe(self, room_id: str, since: int) -> AsyncIterator[dict[str, Any]]:
         """Every room event with ``seq > since``, then live ones, none lost or
         repeated (the store's log; ``server.api.hub`` feeds the sockets from it).

@@ -15,7 +15,7 @@ from server.rules.daily import daily_deal, utc_date
 from server.store.base import LiveStore
 
 from . import errors as err
-from . import present
+from . import journal, present
 from .access import authorize_host
 from .assist import Assist, draw_winnable_deal
 from .cache import RaceCache
@@ -139,6 +139,7 @@ class Lobby:
         await self.store.rooms.save_room(room_id, room.model_dump(mode="json"), 0,
                                          [CreatedEvent(race_clock_ms=present.race_clock(room, now),
                                                       code=code).logged()])
+        journal.room_created(room)
         await self.store.rooms.expire_room(room_id, self.config.waiting_ttl_ms)
         if room.visibility == "public":
             await self.store.indexes.add_to_lobby(room_id, now + self.config.waiting_ttl_ms)
@@ -244,7 +245,10 @@ class Lobby:
             await self.store.indexes.clear_timer(room.id)
             await self.store.rooms.expire_room(room.id, self.config.ended_ttl_ms)
             await self.rooms.off_lobby(room)
-            if views is not None:
+            if views is None:
+                journal.room_closed(new)
+            else:
+                journal.race_ended(new, views)
                 await self.timers.race_over(new, views)
             return await self.rooms.room_view(new, now, seen=HOST)
         raise VersionConflict("room too busy")

@@ -15,7 +15,7 @@ from server.rules import Move
 from server.store.base import LiveStore, Record, Versioned
 
 from . import errors as err
-from . import present, visibility
+from . import journal, present, visibility
 from .access import authorize, check_racing
 from .cache import RaceCache
 from .decide import Accepted, decide_move, result_of
@@ -168,6 +168,7 @@ class Play:
                 self.cache.known_racers.pop((room.id, racer_id), None)
                 continue
             if new.final:
+                journal.racer_final(room.id, new)
                 self.cache.forget((room.id, racer_id))
                 await self.timers.end_race(room.id)
             else:

@@ -14,7 +14,7 @@ from server.errors import VersionConflict
 from server.store.base import LiveStore
 
 from . import errors as err
-from . import present
+from . import journal, present
 from .access import authorize, check_racing
 from .cache import RaceCache
 from .events import FinishedEvent, JoinedEvent, LeftEvent, ReadyEvent
@@ -192,6 +192,7 @@ class Racers:
                                                    rev, events=events)
             except VersionConflict:
                 continue
+            journal.racer_final(room.id, done)
             self.cache.forget((room.id, racer_id))
             await self.timers.end_race(room.id)
             entry = room.entry(racer_id)

@@ -21,7 +21,7 @@ from server.errors import VersionConflict
 from server.store.base import LiveStore
 
 from . import errors as err
-from . import present
+from . import journal, present
 from .cache import RaceCache
 from .events import CountdownEvent, FinishedEvent, RaceOverEvent, StartedEvent
 from .rooms import Rooms
@@ -117,6 +117,7 @@ class Timers:
                 StartedEvent(deal_number=room.deal_number).logged()])
         except VersionConflict:
             return
+        journal.race_started(new)
         ttl = room.time_limit_ms + self.config.ended_ttl_ms + 60_000
         await self.store.rooms.expire_room(room.id, ttl)
         await self.rooms.off_lobby(room)
@@ -139,6 +140,8 @@ class Timers:
         assert at is not None
         await self.store.indexes.set_timer(room.id, at)  # before the write: never missing
         await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, events)
+        if new.state == "racing":
+            journal.race_started(new)
         ttl = room.countdown_ms + room.time_limit_ms + self.config.ended_ttl_ms + 60_000
         await self.store.rooms.expire_room(room.id, ttl)
         if new.state == "racing":
@@ -179,6 +182,7 @@ class Timers:
                                                  [event], archive=True)
             except VersionConflict:
                 continue
+            journal.race_ended(over, views)
             await self.store.indexes.clear_timer(room_id)
             await self.store.rooms.expire_room(room_id, self.config.ended_ttl_ms)
             for entry in room.roster:
@@ -220,6 +224,7 @@ class Timers:
                                                    rev, events=[event])
             except VersionConflict:
                 continue
+            journal.racer_final(room.id, done)
             return done
         raise VersionConflict(f"racer {racer_id}: too many concurrent writes")
 

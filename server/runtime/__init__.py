@@ -1,9 +1,10 @@
-"""How the service runs: settings, server protocol tuning, GC policy, the
-open-files limit, secret redaction, store URLs and JSON encoding.
+"""How the service runs: settings, logging, metrics, server protocol tuning,
+GC policy, the open-files limit, secret redaction, store URLs and JSON encoding.
 
 Imports nothing of the service but :mod:`server.errors`, so every layer may
-use it. Modules: ``settings`` (and ``settings_doc``), ``ws_protocol``, ``http_protocol``,
-``gcpolicy``, ``limits``, ``cancel``, ``redact``, ``redis_url``, ``jsoncodec``.
+use it. Modules: ``settings`` (and ``settings_doc``), ``logs``, ``metrics``,
+``ws_protocol``, ``http_protocol``, ``gcpolicy``, ``limits``, ``cancel``, ``redact``,
+``redis_url``, ``jsoncodec``.
 """
 
 from __future__ import annotations

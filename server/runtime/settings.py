@@ -146,7 +146,11 @@ class Settings(BaseSettings):
     waiting_ttl_s: int = Field(1800, gt=0, description="seconds before rooms that never start "
                                                  "vanish")
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
-        "info", description="uvicorn log level (any case)")
+        "info", description="log level of the server's and uvicorn's lines (any case)")
+    log_format: Literal["json", "text", "auto"] = Field(
+        "auto", description="`json` (one JSON object per line), `text`, or `auto`: text on "
+                            "a terminal, else JSON (`server.runtime.logs`, "
+                            "docs/operations.md)")
     gc_freeze_s: float = Field(1.0, ge=0, description="seconds between `gc.freeze()` of "
                                                       "survivors (`server/runtime/"
                                                       "gcpolicy.py`); 0: CPython's default GC")
@@ -170,7 +174,7 @@ class Settings(BaseSettings):
                                                           "another process may take it (one "
                                                           "killed mid-write)")
 
-    @field_validator("log_level", mode="before")
+    @field_validator("log_level", "log_format", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value

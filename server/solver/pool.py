@@ -18,6 +18,11 @@ Usage::
     move = await pool.hint(rules, position)
     ...
     pool.close()
+
+:meth:`SolverPool.close` stops the workers at once, a job running or a worker
+still starting: at shutdown nobody waits for a hint or a par any more, and
+waiting for them held a closing server (and the terminal client that started
+it) for up to a job's budget plus a worker's start-up (~2 s).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.process
 import os
 import threading
 from collections.abc import Callable
@@ -85,6 +91,19 @@ class SolverPool:
         self._workers = workers
         self._memory = memory_bytes
         self._executor: ProcessPoolExecutor | None = None
+        self._processes: dict[int, multiprocessing.process.BaseProcess] = {}
+        """The workers this pool started (``ProcessPoolExecutor`` starts them in
+        ``submit``), by pid, for :meth:`close`."""
+        self.in_flight = 0
+        """Jobs submitted and not finished (running on a worker, or queued)."""
+        self.observer: Callable[[int, int], None] | None = None
+        """Called with ``(in_flight, workers)`` whenever ``in_flight`` changes
+        (the server's metrics: queued = in_flight − workers when positive)."""
+
+    def _count(self, change: int) -> None:
+        self.in_flight += change
+        if self.observer is not None:
+            self.observer(self.in_flight, self._workers)
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
@@ -102,7 +121,11 @@ class SolverPool:
         :raises SolverBusyError: timed out, or the worker died (pool rebuilt).
         """
         loop = asyncio.get_running_loop()
+        before = {p.pid for p in multiprocessing.active_children()}
         fut = loop.run_in_executor(self._pool(), _call, func, args, kwargs)
+        self._processes.update({p.pid: p for p in multiprocessing.active_children()
+                                if p.pid not in before and p.pid is not None})
+        self._count(1)
         try:
             return await asyncio.wait_for(fut, budget + _MARGIN)
         except TimeoutError:
@@ -110,6 +133,8 @@ class SolverPool:
         except BrokenProcessPool:
             self._reset()
             raise SolverBusyError("a solver worker died (memory limit?)") from None
+        finally:
+            self._count(-1)
 
     async def solve(self, rules: RuleSet, position: Position, redeal_key: bytes | None = None,
                     *, mode: Mode = "known-redeals", max_seconds: float = 2.0,
@@ -146,12 +171,22 @@ class SolverPool:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+        self._processes = {pid: p for pid, p in self._processes.items() if p.is_alive()}
 
     def close(self) -> None:
-        """Stop the workers (waits for running jobs)."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        """Stop the workers now (module docstring): queued jobs are cancelled,
+        running ones abandoned (their callers get :class:`SolverBusyError`)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+        for process in self._processes.values():
+            if process.is_alive():
+                process.terminate()
+        for process in self._processes.values():
+            process.join(2.0)
+        self._processes = {}
+        if executor is not None:
+            executor.shutdown(wait=True)  # its manager thread ends with its workers
 
 
 def _call(func: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:

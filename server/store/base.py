@@ -323,6 +323,13 @@ class RoomIndexes(Protocol):
         remove: the caller clears (or moves) each timer it has handled. (The
         sweep calls this every tick; a backend may purge expired rooms then.)"""
 
+    async def room_counts(self) -> dict[str, int]:
+        """How many rooms the indexes hold, for metrics: ``live`` (every room not
+        yet expired, whatever its state), ``lobby`` (listed in the lobby and not
+        past their time), ``running`` (with a pending timer: countdown or
+        racing). Counts only, no record is read (Redis: two ``ZCOUNT`` and a
+        ``ZCARD`` in one pipeline)."""
+
 
 class PendingArchive(Protocol):
     """Finished races waiting for the archive database (contract point 8)."""

@@ -275,6 +275,15 @@ class MemoryIndexes:
         due = sorted((at, rid) for rid, at in st.timers.items() if at <= now_ms)
         return [(rid, at) for at, rid in due[:limit]]
 
+    async def room_counts(self) -> dict[str, int]:
+        st = self._state
+        st.check_open()
+        now = st.clock.now()
+        live = sum(1 for r in st.rooms.values()
+                   if r.rev > 0 and (r.deadline_ms is None or r.deadline_ms > now))
+        lobby = sum(1 for until in st.lobby.values() if until > now)
+        return {"live": live, "lobby": lobby, "running": len(st.timers)}
+
 
 class MemoryStore:
     """The in-process :class:`~server.store.base.LiveStore`: five parts over

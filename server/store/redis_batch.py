@@ -17,11 +17,17 @@ are redis-py exceptions for the store to map.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import redis.asyncio as aioredis
 
+from server.runtime.metrics import REDIS_SECONDS, redis_error
+
 __all__ = ["Batcher"]
+
+_PIPELINE_SECONDS = REDIS_SECONDS.labels("pipeline")
+"""One auto-pipeline's round trip (``lucie_redis_seconds{operation="pipeline"}``)."""
 
 _Item = tuple[tuple[Any, ...], "asyncio.Future[Any]"]
 
@@ -71,6 +77,7 @@ class Batcher:
 
     async def _send(self, batch: list[_Item]) -> None:
         self.batches += 1
+        started = time.perf_counter()
         try:
             pipe = self._client.pipeline(transaction=False)
             for args, _ in batch:
@@ -81,10 +88,12 @@ class Batcher:
                 future.cancel()
             raise
         except Exception as exc:  # the whole batch failed (connection, timeout)
+            redis_error("pipeline", exc)
             for _, future in batch:
                 if not future.done():
                     future.set_exception(exc)
             return
+        _PIPELINE_SECONDS.observe(time.perf_counter() - started)
         for (_, future), result in zip(batch, results, strict=True):
             if future.done():
                 continue  # its caller gave up (cancelled)

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from server.runtime.metrics import redis_error
+
 from .base import StoreUnavailable
 
 __all__ = ["RedisClock", "unavailable"]
@@ -25,10 +27,12 @@ __all__ = ["RedisClock", "unavailable"]
 @contextlib.contextmanager
 def unavailable() -> Iterator[None]:
     """Turn any Redis failure (a redis-py error, an ``OSError``) into
-    :class:`StoreUnavailable` with a retry hint."""
+    :class:`StoreUnavailable` with a retry hint, counting it
+    (``lucie_redis_errors_total{operation="call"}``: one per store call that failed)."""
     try:
         yield
     except (RedisError, OSError) as exc:
+        redis_error("call", exc)
         raise StoreUnavailable(
             f"redis: {type(exc).__name__}; retry in about a second") from None
 

@@ -12,12 +12,15 @@ of its own.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, RedisError
+
+from server.runtime.metrics import REDIS_SECONDS, redis_error
 
 from .base import Versioned, decode_record
 from .redis_batch import Batcher
@@ -51,26 +54,40 @@ class RedisContext:
         self.redis = client
         self.prefix = prefix
         self.event_retention = max(1, event_retention)
+        self._timed: dict[str, tuple[str, Any]] = {}
         self.batch = Batcher(client, max_batch=batch)
         self.clock = RedisClock(client, sync_s=clock_sync_s)
         self.follower = Follower(pubsub_client, self._alive_channels,
                                  buffer=max(64, 2 * self.event_retention))
 
-    def script(self, source: str) -> AsyncScript:
-        """``source`` registered on the command client (its SHA1, loaded lazily)."""
-        return self.redis.register_script(source)
+    def script(self, source: str, name: str = "script") -> AsyncScript:
+        """``source`` registered on the command client (its SHA1, loaded lazily);
+        ``name`` labels its calls through :meth:`eval` in the metrics."""
+        script = self.redis.register_script(source)
+        self._timed[script.sha] = (name, REDIS_SECONDS.labels(name))
+        return script
 
     async def eval(self, script: AsyncScript, keys: list[str],
                    args: Sequence[bytes | str | int]) -> Any:
-        """Run ``script`` through the batcher (EVALSHA; loaded on first NOSCRIPT).
+        """Run ``script`` through the batcher (EVALSHA; loaded on first NOSCRIPT),
+        timing the call (``lucie_redis_seconds{operation=<script name>}``: queued,
+        sent in a pipeline, answered) and counting its failures.
 
         Raises redis-py errors (the caller maps them with :func:`unavailable`).
         """
+        name, timer = self._timed.get(script.sha) or ("script", REDIS_SECONDS.labels("script"))
+        started = time.perf_counter()
         try:
-            return await self.batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
-        except NoScriptError:
-            await self.redis.script_load(script.script)
-            return await self.batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
+            try:
+                result = await self.batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
+            except NoScriptError:
+                await self.redis.script_load(script.script)
+                result = await self.batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except (RedisError, OSError) as exc:
+            redis_error(name, exc)
+            raise
+        timer.observe(time.perf_counter() - started)
+        return result
 
     # -- keys ----------------------------------------------------------------
 

@@ -40,7 +40,7 @@ class RedisEventLog:
 
     def __init__(self, ctx: RedisContext) -> None:
         self._ctx = ctx
-        self._append = ctx.script(APPEND)
+        self._append = ctx.script(APPEND, "append_events")
 
     @property
     def event_retention(self) -> int:

@@ -28,7 +28,7 @@ class RedisRacerGames:
 
     def __init__(self, ctx: RedisContext) -> None:
         self._ctx = ctx
-        self._save_racer = ctx.script(SAVE_RACER)
+        self._save_racer = ctx.script(SAVE_RACER, "save_racer")
 
     async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
         with unavailable():

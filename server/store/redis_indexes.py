@@ -60,3 +60,14 @@ class RedisIndexes:
                                withscores=True)
             _, _, rows = await pipe.execute()
         return [(rid.decode(), int(at)) for rid, at in rows]
+
+    async def room_counts(self) -> dict[str, int]:
+        ctx = self._ctx
+        now = await ctx.clock.now_ms()
+        with unavailable():
+            pipe = ctx.redis.pipeline(transaction=False)
+            pipe.zcount(ctx.index_key, f"({now}", "+inf")
+            pipe.zcount(ctx.lobby_key, f"({now}", "+inf")
+            pipe.zcard(ctx.timers_key)
+            live, lobby, running = await pipe.execute()
+        return {"live": int(live), "lobby": int(lobby), "running": int(running)}

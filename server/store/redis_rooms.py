@@ -27,8 +27,8 @@ class RedisRoomRecords:
 
     def __init__(self, ctx: RedisContext) -> None:
         self._ctx = ctx
-        self._save_room = ctx.script(SAVE_ROOM)
-        self._end_room = ctx.script(END_ROOM)
+        self._save_room = ctx.script(SAVE_ROOM, "save_room")
+        self._end_room = ctx.script(END_ROOM, "end_room")
         self._expire = ctx.script(EXPIRE_ROOM)
         self._claim = ctx.script(CLAIM_CODE)
         self._expire_code = ctx.script(EXPIRE_CODE)

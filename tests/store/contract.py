@@ -234,6 +234,27 @@ class RoomIndexesContract:
         await store.indexes.remove_from_lobby([])
         assert await store.indexes.lobby_room_ids() == [b]
 
+    async def test_room_counts(self, store: LiveStore) -> None:
+        """Counts for metrics: live rooms (until they expire), rooms listed in the
+        lobby (until their time), rooms with a timer."""
+        before = await store.indexes.room_counts()
+        assert set(before) == {"live", "lobby", "running"}
+        now = await store.clock.now_ms()
+        a, b, c = _rid(), _rid(), _rid()
+        for rid in (a, b, c):
+            await store.rooms.save_room(rid, {}, 0)
+        await store.rooms.expire_room(c, 50)
+        await store.indexes.add_to_lobby(a, now + 60_000)
+        await store.indexes.add_to_lobby(b, now - 1)  # past its time: not counted
+        await store.indexes.set_timer(b, now + 60_000)
+        counts = await store.indexes.room_counts()
+        assert counts == {"live": before["live"] + 3, "lobby": before["lobby"] + 1,
+                          "running": before["running"] + 1}
+        await asyncio.sleep(0.3)  # c expired
+        assert (await store.indexes.room_counts())["live"] == before["live"] + 2
+        await store.indexes.clear_timer(b)
+        assert (await store.indexes.room_counts())["running"] == before["running"]
+
 class ServiceClockContract:
     """ServiceClock: Unix ms, moving forward."""
 
