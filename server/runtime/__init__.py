@@ -2,7 +2,8 @@
 open-files limit, secret redaction, store URLs and JSON encoding.
 
 Imports nothing of the service but :mod:`server.errors`, so every layer may
-use it. Modules: ``settings``, ``ws_protocol``, ``http_protocol``,
+use it. Modules: ``settings``, ``uvicorn_protocols`` (which of
+``ws_protocol``, ``http_protocol`` or uvicorn's own protocols run),
 ``gcpolicy``, ``limits``, ``redact``, ``redis_url``, ``jsoncodec``.
 """
 
