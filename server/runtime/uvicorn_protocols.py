@@ -26,8 +26,9 @@ log = logging.getLogger("server.runtime")
 
 KNOWN_GOOD: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 52, 1), (0, 55, 0))
 """uvicorn releases the subclasses run on: from the first (inclusive) to the
-second (exclusive). The lock's uvicorn is inside; ``make test`` asserts the
-fixes there and ``make test-lowest`` runs the fallback."""
+second (exclusive). The lock's uvicorn and the lowest allowed (0.52.1) are
+inside; the fallback is tested with a patched version
+(tests/api/test_uvicorn_protocols.py)."""
 
 _STOCK_WS = {"auto": "websockets-sansio"}
 """``LUCIE_WS_IMPL`` → uvicorn's own ``ws`` setting outside the range (``auto``:
