@@ -34,7 +34,7 @@ server: $(STAMP)
 test: $(STAMP)
 	@scripts/ensure-redis.sh
 	@scripts/ensure-tools.sh
-	$(VENV)/bin/ruff check server client_cli tests infra bench
+	$(VENV)/bin/ruff check server client_cli tests infra bench scripts
 	$(VENV)/bin/mypy server client_cli
 	$(PY) -m pytest -q
 
