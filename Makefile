@@ -4,13 +4,18 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-test
+# Every package at the version and hash the lock names (server, client, test
+# and load extras; uv among them), then the project itself without resolving
+# anything (docs/dependencies.md).
+LOCK := requirements/dev.lock
 
-.PHONY: run test chaos fuzz lint bench load server venv clean
+.PHONY: run test test-lowest lock upgrade chaos fuzz lint bench load server venv clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --require-hashes -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
 venv: $(STAMP)
@@ -30,9 +35,25 @@ test: $(STAMP)
 	@scripts/ensure-redis.sh
 	@scripts/ensure-postgres.sh
 	@scripts/ensure-tools.sh
-	$(VENV)/bin/ruff check server client_cli tests infra bench
+	$(VENV)/bin/ruff check server client_cli tests infra bench scripts
 	$(VENV)/bin/mypy server client_cli
 	$(PY) -m pytest -q
+
+# The lowest versions pyproject.toml allows (uv's lowest-direct resolution)
+# in .venv-lowest/, and a subset of the suite on them: rules, stores on the
+# real Redis, the API, the end-to-end races, the client (scripts/test-lowest.sh).
+test-lowest: $(STAMP)
+	@scripts/ensure-redis.sh
+	scripts/test-lowest.sh
+
+# The locks (requirements/*.lock) after a change of pyproject.toml's
+# dependencies, keeping every pin that still fits; `make upgrade`: newest
+# allowed versions of everything. Then `make test` (and `make test-lowest`).
+lock: $(STAMP)
+	$(PY) scripts/lock.py
+
+upgrade: $(STAMP)
+	$(PY) scripts/lock.py --upgrade
 
 # The fault suite with its long soak variants (marker chaos; make test runs
 # the short cases only).
@@ -58,9 +79,8 @@ bench: $(STAMP)
 	$(PY) -m bench
 
 load: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[load]'
 	@scripts/ensure-redis.sh
 	$(PY) -m infra.load.run $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-lowest .pytest_cache .mypy_cache .ruff_cache .hypothesis

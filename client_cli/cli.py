@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+from importlib.metadata import version
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -32,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="lucie",
         description="La Belle Lucie races from the terminal, and tools.",
     )
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {version('belle-lucie-race')}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(name).add_parser(sub)

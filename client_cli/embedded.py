@@ -4,12 +4,16 @@
 server URL is on this machine and nothing answers there, it starts
 ``lucie-server`` as a child process on that port (``LUCIE_HOST`` and
 ``LUCIE_PORT`` set, the store URL ``memory://`` whatever the environment
-or a ``.env`` file says), waits until it answers, and stops it on exit.
+or a ``.env`` file says), waits until it answers, and stops it on exit. The
+server's libraries are the ``server`` extra: a client-only install (``pip
+install 'belle-lucie-race[client]'``) can race on any server, and is told to
+install that extra when it would have to start one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import socket
@@ -28,6 +32,21 @@ from .errors import ServerUnreachable
 __all__ = ["ensure_server", "is_local", "server_answers", "start_server"]
 
 _LOCAL = frozenset({"127.0.0.1", "localhost", "::1"})
+
+SERVER_PACKAGES = ("starlette", "uvicorn", "redis", "orjson", "pydantic_settings", "sqlalchemy",
+                   "aiosqlite", "asyncpg", "alembic", "platformdirs", "prometheus_client",
+                   "pythonjsonlogger")
+"""What ``lucie-server`` imports that the client does not (the ``server`` extra
+of pyproject.toml; tests/test_import_graph.py keeps them out of the client)."""
+
+
+def missing_server_packages() -> list[str]:
+    """Those of :data:`SERVER_PACKAGES` that cannot be imported here."""
+    missing = []
+    for name in SERVER_PACKAGES:  # found, not imported: SQLAlchemy alone takes ~0.5 s
+        if importlib.util.find_spec(name) is None:
+            missing.append(name)
+    return missing
 
 
 def is_local(url: str) -> bool:
@@ -69,9 +88,16 @@ def start_server(url: str, *, wait_s: float = 20.0,
 
     Its output goes to ``log_path`` (default: a file in the temp directory).
 
-    :raises ServerUnreachable: it did not answer within ``wait_s`` seconds,
-        or exited (the message names the log file).
+    :raises ServerUnreachable: the server's packages are not installed (the
+        message says ``pip install 'belle-lucie-race[server]'``), or it did not
+        answer within ``wait_s`` seconds, or exited (the message names the log
+        file).
     """
+    missing = missing_server_packages()
+    if missing:
+        raise ServerUnreachable(url, "starting one here needs the server's packages (missing: "
+                                     f"{', '.join(missing)}): install belle-lucie-race[server], "
+                                     "e.g. pip install 'belle-lucie-race[server]'")
     host, port = _host_port(url)
     log_path = log_path or Path(tempfile.gettempdir()) / f"lucie-server-{port}.log"
     # the memory store, whatever the environment or a ./.env file names

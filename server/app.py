@@ -23,6 +23,7 @@ import gc
 import logging
 import sys
 from collections.abc import AsyncIterator
+from importlib.metadata import version
 
 import uvicorn
 from starlette.applications import Starlette
@@ -44,13 +45,12 @@ from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
 from server.runtime.cancel import raise_if_cancelled
 from server.runtime.gcpolicy import run_gc_policy
-from server.runtime.http_protocol import UpgradeHttpToolsProtocol
 from server.runtime.limits import ensure_open_files
 from server.runtime.logs import log_config
 from server.runtime.metrics import process_exit
 from server.runtime.redact import install as install_redaction
 from server.runtime.settings import Settings, SettingsError
-from server.runtime.ws_protocol import ws_protocol_class
+from server.runtime.uvicorn_protocols import protocols
 from server.store import open_store
 from server.web import web_routes
 
@@ -179,7 +179,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
 
 def uvicorn_config(settings: Settings) -> uvicorn.Config:
-    """The uvicorn configuration ``lucie-server`` runs the app with."""
+    """The uvicorn configuration ``lucie-server`` runs the app with (the
+    protocol classes: :func:`server.runtime.uvicorn_protocols.protocols`)."""
+    ws, http = protocols(settings.ws_impl)
     return uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
         # the WebSocket layer lets frames up to ws_frame_limit through so the
@@ -188,7 +190,7 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         # are cut off by the library (1009 with its own reason)
         log_level=settings.log_level, ws_max_size=settings.ws_frame_limit,
         ws_ping_interval=settings.ping_interval, ws_ping_timeout=settings.ping_timeout,
-        ws=ws_protocol_class(settings.ws_impl), http=UpgradeHttpToolsProtocol,
+        ws=ws, http=http,
         ws_per_message_deflate=settings.ws_compression,
         # X-Forwarded-For names the client only behind a trusted load balancer
         # (LUCIE_TRUSTED_PROXIES): per-client limits then key on the real client
@@ -240,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--print-settings", action="store_true",
                         help="print the settings in effect as NAME=value lines (secrets "
                              "redacted) and exit")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {version('belle-lucie-race')}")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env(host=args.host, port=args.port,

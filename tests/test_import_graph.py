@@ -437,3 +437,56 @@ def test_every_data_file_of_the_packages_ships() -> None:
                if f.is_file() and f.suffix not in (".py", ".pyc") and "__pycache__" not in f.parts
                and not any(fnmatch.fnmatch(f.name, p) for p in patterns)]
     assert not missing, f"not shipped in a wheel: {missing}"
+
+
+# -- the extras ----------------------------------------------------------------
+
+
+IMPORT_NAMES = {"python_json_logger": "pythonjsonlogger"}
+"""Distributions imported under another name than their own."""
+
+
+def _extra_names(extra: str) -> set[str]:
+    """Top-level import names of an extra of pyproject.toml (each distribution
+    there is imported under its own name, or the one :data:`IMPORT_NAMES` gives)."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {re.match(r"[A-Za-z0-9_]+", r.replace("-", "_")).group(0)  # type: ignore[union-attr]
+             for r in project["optional-dependencies"][extra]}
+    return {IMPORT_NAMES.get(name, name) for name in names}
+
+
+def _third_party_imports(graph: Graph, importers: tuple[str, ...],
+                         names: set[str]) -> list[str]:
+    """Imports of ``names`` (top-level packages) by modules under ``importers``."""
+    return [
+        f"{src} -> {dst} ({graph.files[src].relative_to(REPO)}:{min(lines)})"
+        for src, targets in sorted(graph.imports.items())
+        if any(_under(src, i) for i in importers)
+        for dst, lines in sorted(targets.items()) if dst.split(".")[0] in names
+    ]
+
+
+def test_the_server_imports_no_client_only_package() -> None:
+    """``pip install '.[server]'`` (the Docker image) has no Textual, Rich,
+    plotext or httpx: no module of ``server`` may import them."""
+    client_only = _extra_names("client") - _extra_names("server")
+    assert {"textual", "rich", "plotext", "httpx"} <= client_only
+    found = _third_party_imports(build_graph(), ("server",), client_only)
+    assert not found, "server imports client-only packages:\n" + "\n".join(found)
+
+
+def test_the_client_imports_no_server_only_package() -> None:
+    """``pip install '.[client]'`` has no Starlette, uvicorn, Redis or orjson:
+    neither ``client_cli`` nor the server modules it uses may import them (the
+    embedded server is a ``lucie-server`` process, started only when they are
+    installed: ``client_cli.embedded``)."""
+    server_only = _extra_names("server") - _extra_names("client")
+    assert {"starlette", "uvicorn", "redis", "orjson"} <= server_only
+    found = _third_party_imports(build_graph(), ("client_cli", "server.rules", "server.solver"),
+                                 server_only)
+    assert not found, "the client imports server-only packages:\n" + "\n".join(found)
+    from client_cli.embedded import SERVER_PACKAGES
+    assert set(SERVER_PACKAGES) == server_only

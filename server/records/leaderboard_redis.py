@@ -114,11 +114,13 @@ class RedisLeaderboardStore(LeaderboardStore):
             return []
         z_key = self._keys(board)[0]
         try:
-            members = await self._redis.zrange(z_key, 0, limit - 1, withscores=True)
+            members = cast(list[tuple[bytes, float]],
+                           await self._redis.zrange(z_key, 0, limit - 1, withscores=True))
             if len(members) == limit:
                 last = members[-1][1]
                 members = [m for m in members if m[1] != last]
-                members += await self._redis.zrangebyscore(z_key, last, last, withscores=True)
+                members += cast(list[tuple[bytes, float]], await self._redis.zrangebyscore(
+                    z_key, last, last, withscores=True))
             out = await self._entries(board, members)
         except RedisError as exc:
             raise StoreUnavailable(f"redis: {exc}") from None

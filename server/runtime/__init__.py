@@ -3,7 +3,8 @@ GC policy, the open-files limit, secret redaction, store URLs and JSON encoding.
 
 Imports nothing of the service but :mod:`server.errors`, so every layer may
 use it. Modules: ``settings`` (and ``settings_doc``), ``logs``, ``metrics``,
-``ws_protocol``, ``http_protocol``, ``gcpolicy``, ``limits``, ``cancel``, ``redact``,
+``uvicorn_protocols`` (which of ``ws_protocol``, ``http_protocol`` or uvicorn's
+own protocols run), ``gcpolicy``, ``limits``, ``cancel``, ``redact``,
 ``redis_url``, ``jsoncodec``.
 """
 

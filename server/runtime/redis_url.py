@@ -30,7 +30,8 @@ def split_url(url: str, default_prefix: str = "lucie:") -> tuple[str, str, int]:
 def own_options(url: str) -> tuple[str, dict[str, str]]:
     parts = urlsplit(url)
     options = dict(parse_qsl(parts.query))
-    own = {k: options.pop(k) for k in ("prefix", "retention", "batch") if k in options}
+    own: dict[str, str] = {k: options.pop(k) for k in ("prefix", "retention", "batch")
+                           if k in options}
     return urlunsplit(parts._replace(query=urlencode(options))), own
 
 

@@ -33,7 +33,7 @@ class RedisPendingArchive:
         now = await ctx.clock.now_ms()
         with unavailable():
             ids = await ctx.eval(self._claim, [ctx.archive_key], [now, now + lease_ms, limit])
-        return [i.decode() for i in ids]
+        return [i.decode() if isinstance(i, bytes) else str(i) for i in ids]
 
     async def archived(self, room_id: str, after_ms: int) -> None:
         ctx = self._ctx
@@ -46,4 +46,4 @@ class RedisPendingArchive:
     async def pending(self) -> list[str]:
         with unavailable():
             ids = await self._ctx.redis.zrange(self._ctx.archive_key, 0, -1)
-        return [i.decode() for i in ids]
+        return [i.decode() if isinstance(i, bytes) else str(i) for i in ids]

@@ -60,7 +60,9 @@ class _ReaderPubSub(PubSub):
     connection: redis-py would reconnect it (and resubscribe) on its own, inside
     the call that failed; the follower reconnects with a new one instead."""
 
-    async def _reconnect(self, conn: Connection) -> None:
+    async def _reconnect(self, conn: Connection, *_: object, **__: object) -> None:
+        # redis-py 6 calls it with the connection only, 7+ with the error,
+        # failure count, start time and command name too: ignored here
         await conn.disconnect(nowait=True)
 
 

@@ -38,13 +38,13 @@ class RedisRoomRecords:
         with unavailable():
             won = await self._claim(keys=[ctx.code_key(code)], args=[room_id, _CODE_TTL_MS])
             if won:
-                await ctx.redis.hset(ctx.room_hash(room_id), "code", code)  # type: ignore[misc]
+                await ctx.redis.hset(ctx.room_hash(room_id), "code", code)
         return bool(won)
 
     async def find_room_by_code(self, code: str) -> str | None:
         with unavailable():
             raw = await self._ctx.redis.get(self._ctx.code_key(code))
-        return None if raw is None else raw.decode()
+        return None if raw is None else raw.decode() if isinstance(raw, bytes) else str(raw)
 
     async def get_room(self, room_id: str) -> Versioned | None:
         with unavailable():

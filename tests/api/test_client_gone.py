@@ -50,7 +50,11 @@ async def test_a_client_that_leaves_mid_body_is_no_server_error(
 
 # RFC 6455 §8.1: the connection is failed, with a 1007 close frame
 # (websockets) or without one (wsproto just closes the TCP connection)
-@pytest.mark.parametrize(("ws_impl", "ending"), [("auto", [(0x8, 1007)]), ("wsproto", [])])
+# (the websockets case is server.runtime.ws_protocol's: stock uvicorn logs an
+# ERROR traceback for it)
+@pytest.mark.parametrize(("ws_impl", "ending"), [
+    pytest.param("auto", [(0x8, 1007)], marks=pytest.mark.uvicorn_private),
+    ("wsproto", [])])
 async def test_a_text_frame_of_invalid_utf8_fails_the_socket_without_a_traceback(
         ws_impl: str, ending: list[tuple[int, int]], caplog: pytest.LogCaptureFixture) -> None:
     if ws_impl == "wsproto":
@@ -71,6 +75,7 @@ async def test_a_text_frame_of_invalid_utf8_fails_the_socket_without_a_traceback
     assert _errors(caplog) == []
 
 
+@pytest.mark.uvicorn_private  # server.runtime.ws_protocol's send
 async def test_a_peer_that_never_answers_pings_is_dropped_without_a_traceback(
         caplog: pytest.LogCaptureFixture) -> None:
     """The keepalive ping times out while the server is sending the peer its

@@ -11,6 +11,9 @@ import pytest
 
 from .live import live_server, upgrade_request
 
+# both assert fixes of server.runtime.http_protocol (uvicorn's private class)
+pytestmark = pytest.mark.uvicorn_private
+
 
 async def test_an_upgrade_pipelined_behind_a_request_outlives_the_keep_alive_timeout() -> None:
     async with live_server() as (port, room, server):

@@ -12,6 +12,9 @@ import pytest
 
 from .live import live_server, open_room_socket
 
+# the fix lives in server.runtime.ws_protocol (uvicorn's private classes)
+pytestmark = pytest.mark.uvicorn_private
+
 
 # the send queue overflows (4000); or, with a queue that never does, the
 # peer's own oversize message asks for a close (1009) while the server's

@@ -147,3 +147,23 @@ def test_exit_report_says_the_server_is_gone(capsys: pytest.CaptureFixture[str])
     assert out.index("ann") < out.index("bob")
     exit_report("ABCD", None, None, True, [])
     assert "Room ABCD: results unavailable: the server is gone." in capsys.readouterr().out
+
+
+def test_play_without_the_server_packages_says_which_extra_to_install() -> None:
+    """A client-only install (``pip install '.[client]'``) cannot start the
+    embedded server: ``lucie play`` says so, and names the extra."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # uvicorn and redis absent, as in a client-only install: importing them fails
+    code = ("import sys; sys.modules['uvicorn'] = sys.modules['redis'] = None; "
+            "from client_cli.cli import main; "
+            f"sys.exit(main(['play', '--bots', '0', '--server', 'http://127.0.0.1:{port}']))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 1, proc.stderr
+    assert "missing: uvicorn, redis" in proc.stderr
+    assert "install belle-lucie-race[server]" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    with socket.socket() as s:  # and nothing was started on the port
+        assert s.connect_ex(("127.0.0.1", port)) != 0
