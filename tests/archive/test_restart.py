@@ -5,6 +5,7 @@ race, its replays, its comparison and a ghost room from it still answer."""
 from __future__ import annotations
 
 import subprocess
+import time
 
 import httpx
 
@@ -47,7 +48,14 @@ def test_a_finished_race_outlives_a_restart() -> None:
     try:
         with httpx.Client(base_url=url, timeout=10) as api:
             room, a_id, b_id = _race(api)
+            # the par search starts when the race ends and lands on the room
+            # (and its archived row) when done: compare once it is there
+            deadline = time.monotonic() + 30
             before = api.get(f"/api/v1/races/{room['id']}").json()
+            while before["par"] is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+                before = api.get(f"/api/v1/races/{room['id']}").json()
+            assert before["par"] is not None
             replay_before = api.get(f"/api/v1/rooms/{room['id']}/racers/{a_id}/replay").json()
             compare_before = api.get(f"/api/v1/rooms/{room['id']}/compare/alice/bob").json()
     finally:
