@@ -117,7 +117,14 @@ def test_the_dockerfile_installs_the_server_lock_then_the_project_without_deps()
 
 def test_license_and_version() -> None:
     project = PYPROJECT["project"]
-    assert project["version"] == "0.2.0" and project["license"] == "MIT"
+    assert project["license"] == "MIT"
+    # the version is the latest release of CHANGELOG.md (Keep a Changelog), or
+    # the next minor's development version while [Unreleased] holds changes
+    released = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$",
+                          (REPO / "CHANGELOG.md").read_text(encoding="utf-8"), re.MULTILINE)
+    assert released, "CHANGELOG.md names no release"
+    major, minor, _ = released[0].split(".")
+    assert project["version"] in (released[0], f"{major}.{int(minor) + 1}.0.dev0")
     assert project["license-files"] == ["LICENSE"]
     text = (REPO / "LICENSE").read_text(encoding="utf-8")
     assert text.startswith("MIT License") and "the Belle Lucie race authors" in text
