@@ -285,6 +285,8 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
 
     # --- Bob resigns: the race is over on every screen
     css(bob, "#resign").click()
+    css(bob, "#resign").click()  # a second press asks nothing more (it stacked a question)
+    assert js(bob, "return document.querySelectorAll('.confirm').length") == 1
     css(bob, "#resign-yes").click()
     for who in (ada, bob, sam):
         until(lambda w=who: "Race over" in text_of(w, ".end"), 15, message="the end screen")

@@ -91,9 +91,9 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   const list = el("ol", { class: "moves", id: "replay-moves" });
   const now = el("p", { class: "now", id: "replay-now", "aria-live": "polite" });
   const b = (id, text, label) => el("button", { type: "button", id, text, "aria-label": label });
-  const first = b("rp-first", "⏮", "first move"), prev = b("rp-prev", "◀", "step back"),
+  const first = b("rp-first", "|◀", "first move"), prev = b("rp-prev", "◀", "step back"),
     play = b("rp-play", "▶", "play"), next = b("rp-next", "▶|", "step forward"),
-    last = b("rp-last", "⏭", "last move");
+    last = b("rp-last", "▶|", "last move");
   const replayBox = el("div", { class: "replay-board", id: "replay-board" });
   const viewer = new Board(replayBox, { readOnly: true });
   let positions = null;
@@ -130,7 +130,8 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
       const v = cmp.verdict;
       const who = v.winner === "a" ? cmp.a.name : v.winner === "b" ? cmp.b.name : null;
       const mv = (n) => `${n} move${n === 1 ? "" : "s"}`;
-      figures.textContent = `${cmp.a.name}: ${cmp.a.foundation_cards} cards, ${mv(cmp.a.moves)} · ${cmp.b.name}: ${cmp.b.foundation_cards} cards, ${mv(cmp.b.moves)} · ${who ? `${who} ahead (${v.decided_by.replace("_", " ")})` : "a tie"} · lead changed ${cmp.lead.changes} times.`;
+      const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
+      figures.textContent = `${cmp.a.name}: ${cards(cmp.a.foundation_cards)}, ${mv(cmp.a.moves)} · ${cmp.b.name}: ${cards(cmp.b.foundation_cards)}, ${mv(cmp.b.moves)} · ${who ? `${who} ahead (${v.decided_by.replace("_", " ")})` : "a tie"} · lead changed ${cmp.lead.changes} times.`;
       drawNow();
     } catch (e) { chartBox.textContent = `${e.code}: ${e.message}`; }
   }

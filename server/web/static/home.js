@@ -97,7 +97,7 @@ export function mountHome(main) {
       });
       daily.replaceChildren(el("h2", { text: "Today's deal" }),
         el("p", { text: `${d.date} · La Belle Lucie deal ${d.deal_number}` }), go,
-        el("ol", { class: "lb" }, ...lb.rows.map((r) => el("li", { text: `${r.name} — ${r.foundation_cards} cards, ${r.moves} moves` }))),
+        el("ol", { class: "lb" }, ...lb.rows.map((r) => el("li", { text: `${r.name} — ${r.foundation_cards} card${r.foundation_cards === 1 ? "" : "s"}, ${r.moves} move${r.moves === 1 ? "" : "s"}` }))),
         lb.rows.length ? null : el("p", { class: "muted", text: "Nobody has finished it yet today." }),
         el("p", {}, el("a", { href: "/leaderboards", "data-link": true, text: "All leaderboards" })));
     } catch (e) { daily.replaceChildren(el("p", { class: "muted", text: `${e.code}: ${e.message}` })); }

@@ -333,7 +333,9 @@ export function mountRoom(main, code, { watch = false } = {}) {
     return bar;
   }
   function confirmResign() {
-    const box = el("div", { class: "confirm", role: "dialog", "aria-label": "Resign?" },
+    const asked = document.querySelector(".confirm.resign");
+    if (asked) { asked.querySelector("button:last-child").focus(); return; }  // one question at a time
+    const box = el("div", { class: "confirm resign", role: "dialog", "aria-label": "Resign?" },
       el("span", { text: "Resign from the race? " }));
     const yes = el("button", { type: "button", id: "resign-yes", class: "danger", text: "Resign" });
     const no = el("button", { type: "button", text: "Keep racing" });
