@@ -38,6 +38,7 @@ from server.api.h2h_routes import attach_head_to_head, h2h_routes
 from server.api.hub import Hub
 from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
+from server.api.player_routes import player_routes
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
@@ -127,6 +128,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         archiver = Archiver(authority, archive, period_s=settings.archive_period_s,
                             lease_ms=int(settings.archive_lease_s * 1000))
         app.state.archive, app.state.archiver = archive, archiver
+        app.state.players = archive  # server.records.players.PlayerArchive
         archiving = asyncio.create_task(archiver.run())
         close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url,
                                               settings.redis_prefix)
@@ -160,6 +162,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *routes(),
         *h2h_routes(),
         *solver_routes(),
+        *player_routes(),
         WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
     ]
     # the metrics' route label: the path template of each API route; the

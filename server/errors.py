@@ -52,6 +52,9 @@ __all__ = [
     "MoveIllegal",
     "MoveInvalid",
     "MoveStaleVersion",
+    "PlayerInvalidKey",
+    "PlayerNameTaken",
+    "PlayerNotFound",
     "RaceError",
     "RacerFinished",
     "RacerNameTaken",
@@ -147,6 +150,11 @@ _TABLE: Final = (
     ErrorCode("racer/name_taken", 409, None,
               "another racer of the room has this name (case-insensitive)"),
     ErrorCode("racer/finished", 409, None, "the racer's result is final"),
+    # players (docs/players.md)
+    ErrorCode("player/not_found", 404, None, "no player by that id or name"),
+    ErrorCode("player/invalid_key", 403, None, "the player key is not that player's"),
+    ErrorCode("player/name_taken", 409, None,
+              "a player has this name already (compared after NFKC and case folding)"),
     # moves
     ErrorCode("move/invalid", 400, None, "move text or JSON that does not parse"),
     ErrorCode("move/illegal", 422, None, "the rules refuse the move here"),
@@ -438,6 +446,24 @@ class StoreError(ServiceError):
 class EventsTooOld(StoreError):
     """Events after the asked sequence number were trimmed from the log
     (internal: the socket sends a snapshot instead)."""
+
+
+class PlayerNotFound(RaceError):
+    """No player by that id or name (or the player was deleted)."""
+
+    code = "player/not_found"
+
+
+class PlayerInvalidKey(RaceError):
+    """A player key that is not that player's (or nobody's)."""
+
+    code = "player/invalid_key"
+
+
+class PlayerNameTaken(RaceError):
+    """Another player has this name (NFKC + case folding: ``Ann`` = ``ａｎｎ``)."""
+
+    code = "player/name_taken"
 
 
 class VersionConflict(StoreError):

@@ -109,9 +109,11 @@ class RoomList(_In):
 
 
 class JoinRoom(_In):
-    """``POST /rooms/{room}/racers``."""
+    """``POST /rooms/{room}/racers``. With a player key (``Authorization: Bearer
+    <player key>``) the racer races as that player, under the player's name
+    (``name`` may be left out and is not used); without one ``name`` is needed."""
 
-    name: str = Field(min_length=1, max_length=64)
+    name: str | None = Field(None, min_length=1, max_length=64)
 
 
 class Joined(_In):

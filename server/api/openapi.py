@@ -18,6 +18,7 @@ from server.rules import VARIANTS
 
 from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
+from .player_routes import PLAYER_ENDPOINTS
 from .rest import ENDPOINTS, PREFIX, Endpoint
 from .solver_routes import SOLVER_ENDPOINTS
 
@@ -37,11 +38,17 @@ _PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "b": ("second racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
     "variant": ("variant id (docs/rules.md)", {"type": "string", "enum": list(VARIANTS)}),
     "date": ("UTC date, YYYY-MM-DD", _DATE),
-    "limit": ("rows, best first", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
-                                   "default": 20}),
+    "limit": ("rows (boards: best first; histories: newest first)",
+              {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 20}),
+    "cursor": ("the `next` of the page before (omit for the first page)",
+               {"type": "string", "minLength": 1, "maxLength": 200}),
+    "player": ("player id or player name (compared after NFKC and case folding)",
+               {"type": "string", "minLength": 1, "maxLength": 64}),
+    "other": ("the other player: id or name", {"type": "string", "minLength": 1,
+                                                 "maxLength": 64}),
 }
 """Path and query parameters: description and schema (as the handlers check them)."""
-_ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS)
+_ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS, *PLAYER_ENDPOINTS)
 _BODY_CODES = ("request/invalid", "request/too_large", "request/unsupported_media_type")
 _STORE_CODES = {"none": (), "read": ("store/unavailable",),
                 "write": ("store/unavailable", "store/busy")}

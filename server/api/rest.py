@@ -40,9 +40,10 @@ from .models import (
     json_object_problem,
 )
 from .observe import observed_move
+from .player_auth import as_player
 
 __all__ = ["ENDPOINTS", "Endpoint", "bearer_token", "is_json", "parse_body", "routes",
-           "upgrade_required"]
+           "upgrade_required", "wrap"]
 
 PREFIX = "/api/v1"
 
@@ -140,7 +141,10 @@ def _authority(request: Request) -> RaceAuthority:
     return authority
 
 
-def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+def wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+    """The Starlette handler of ``endpoint``: budget, body (size limit, JSON,
+    model), the handler, then its model as JSON (``None``: an empty answer)."""
+
     async def handle(request: Request) -> Response:
         admit(request, endpoint)
         body = None
@@ -206,7 +210,16 @@ async def close(request: Request, _: None) -> RoomView:
 
 
 async def join(request: Request, body: JoinRoom) -> Joined:
-    racer, token = await _authority(request).join(request.path_params["room"], body.name)
+    player = await as_player(request, bearer_token(request.headers))
+    if player is not None:
+        name, player_id = player["name"], player["id"]
+    elif body.name is None:
+        raise RequestInvalid("name: a name is needed (or race as a player: "
+                             "Authorization: Bearer <player key>)", {"field": "name"})
+    else:
+        name, player_id = body.name, None
+    racer, token = await _authority(request).join(request.path_params["room"], name,
+                                                  player_id)
     return Joined(racer=racer, token=token)
 
 
@@ -277,10 +290,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("POST", "/rooms/{room}/close", "Host closes the room", close, None, RoomView,
              auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token", "room/over"),
              operation_id="closeRoom"),
-    Endpoint("POST", "/rooms/{room}/racers", "Join with a display name", join, JoinRoom,
-             Joined, 201, errors=(*_ROOM, "request/invalid", "room/not_waiting", "room/full",
-                                  "racer/name_taken", "rate/limited"), budget="join",
-             operation_id="joinRoom"),
+    Endpoint("POST", "/rooms/{room}/racers", "Join with a display name (or as a player)",
+             join, JoinRoom, Joined, 201, auth="optional",
+             errors=(*_ROOM, "request/invalid", "room/not_waiting", "room/full",
+                     "racer/name_taken", "player/invalid_key", "archive/unavailable",
+                     "rate/limited"), budget="join", operation_id="joinRoom"),
     Endpoint("DELETE", "/rooms/{room}/racers/{racer}", "Leave (racer) or kick (host)", leave,
              None, None, 204, auth="racer or host", errors=(*_RACER_AUTH, "room/over"),
              operation_id="leaveRoom"),
@@ -316,11 +330,12 @@ async def upgrade_required(request: Request) -> Response:
                           "client (Upgrade: websocket)")
 
 
-def routes() -> list[Route]:
-    """Starlette routes of :data:`ENDPOINTS` (grouped by path)."""
+def routes(endpoints: tuple[Endpoint, ...] = ENDPOINTS) -> list[Route]:
+    """Starlette routes of ``endpoints`` (grouped by path; :data:`ENDPOINTS`
+    also gets the room socket path's plain-HTTP answer)."""
     by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
-    for ep in ENDPOINTS:
-        by_path.setdefault(ep.path, {})[ep.method] = _wrap(ep)
+    for ep in endpoints:
+        by_path.setdefault(ep.path, {})[ep.method] = wrap(ep)
     out = []
     for path, methods in by_path.items():
         async def dispatch(request: Request, _m: dict[str, Any] = methods) -> Response:
@@ -330,7 +345,8 @@ def routes() -> list[Route]:
             response: Response = await _m[method](request)
             return response
         out.append(Route(PREFIX + path, dispatch, methods=list(methods)))
-    # the room socket's path answers plain HTTP too (the WebSocket route only
-    # matches WebSocket requests): tell the caller to upgrade
-    out.append(Route(PREFIX + "/rooms/{room}/ws", upgrade_required, methods=["GET"]))
+    if endpoints is ENDPOINTS:
+        # the room socket's path answers plain HTTP too (the WebSocket route only
+        # matches WebSocket requests): tell the caller to upgrade
+        out.append(Route(PREFIX + "/rooms/{room}/ws", upgrade_required, methods=["GET"]))
     return out

@@ -11,6 +11,11 @@ created and upgraded by :mod:`server.archive.migrate`.
   the racers' rows — written twice (two processes, a retry), stored once.
 - :meth:`ArchiveDb.find_race` reads a race back by race id, room id or room
   code (the latest race with that code) as a :class:`StoredRace`.
+- Players, ratings, history and head-to-head over time: the methods of
+  :class:`~server.archive.players.PlayerQueries`, handed out as this object's
+  own (``create_player``, ``profile``, ``versus``, …); each archived race
+  updates its players' figures and ratings in the transaction that stores it
+  (:mod:`server.archive.ratings`).
 
 A database that does not answer (refused, timed out, gone mid-query, not
 migrated yet) raises :class:`~server.errors.ArchiveUnavailable`, never a
@@ -38,7 +43,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from server.errors import ArchiveUnavailable
 
 from . import migrate
-from .schema import archived_racers, races
+from .players import PlayerQueries, anonymous_name
+from .ratings import apply_race
+from .schema import archived_racers, players, races
 
 __all__ = ["APP_NAME", "ArchiveDb", "StoredRace", "database_url", "describe"]
 
@@ -129,6 +136,20 @@ class ArchiveDb:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self.ready = False
         """Migrated to the head revision by this object (reads need it)."""
+        queries = PlayerQueries(self.engine, self._migrated, unavailable)
+        self.create_player = queries.create_player
+        self.player_by_key = queries.player_by_key
+        self.find_player = queries.find_player
+        self.delete_player = queries.delete_player
+        self.profile = queries.profile
+        self.player_races = queries.player_races
+        self.versus = queries.versus
+        self.rating_history = queries.rating_history
+        self.rating_board = queries.rating_board
+
+    async def _migrated(self) -> None:
+        if not self.ready:  # down at start: migrate once it answers
+            await self.migrate()
 
     async def migrate(self) -> None:
         """Create or upgrade the tables (Alembic ``upgrade head``).
@@ -165,13 +186,14 @@ class ArchiveDb:
             await self.migrate()
         room, standings = race["room"], race["standings"]
         ranked = {s["racer"]: s for s in standings.get("standings", [])}
+        ended = room.get("ended_ms") or room.get("start_at_ms") or 0
         row = {
             "race_id": race["race_id"], "room_id": room["id"], "room_code": room["code"],
             "variant": str(room["rules"].get("variant", "")), "rules": room["rules"],
             "deal_number": str(room["deal_number"]), "redeal_key": room["redeal_key"],
             "ranked": bool(room.get("ranked", True)),
             "started_at_ms": room.get("start_at_ms") or 0,
-            "ended_at_ms": room.get("ended_ms") or room.get("start_at_ms") or 0,
+            "ended_at_ms": ended,
             "time_limit_ms": room["time_limit_ms"], "par": room.get("par"),
             "last_seq": int(race.get("seq", 0)), "room": room, "standings": standings,
             "archived_at_ms": time.time_ns() // 1_000_000,
@@ -181,7 +203,8 @@ class ArchiveDb:
             rec = race["racers"].get(entry["id"], {})
             line = ranked.get(entry["id"], {})
             racer_rows.append({
-                "race_id": race["race_id"], "racer_id": entry["id"], "player_id": None,
+                "race_id": race["race_id"], "racer_id": entry["id"],
+                "player_id": entry.get("player"), "ended_at_ms": ended,
                 "name": entry["name"], "join_order": entry["join_order"],
                 "status": rec.get("status", "waiting"), "final": bool(rec.get("final")),
                 "foundation_cards": rec.get("foundation_cards", 0),
@@ -197,9 +220,35 @@ class ArchiveDb:
                 done = await conn.execute(self._insert(races).values(row))
                 if done.rowcount == 0:
                     return False
+                linked = {r["player_id"] for r in racer_rows} - {None}
+                if linked:  # a player forgotten since the race raced anonymously
+                    known = set((await conn.execute(select(players.c.player_id).where(
+                        players.c.player_id.in_(sorted(linked))))).scalars())
+                    gone = {r["racer_id"] for r in racer_rows
+                            if r["player_id"] is not None and r["player_id"] not in known}
+                    if gone:
+                        await self._forget_racers(conn, row, racer_rows, gone)
                 if racer_rows:
                     await conn.execute(self._insert(archived_racers), racer_rows)
+                await apply_race(conn, row, racer_rows)
         return True
+
+    async def _forget_racers(self, conn: Any, row: dict[str, Any],
+                             racer_rows: list[dict[str, Any]], gone: set[str]) -> None:
+        """Racers whose player was forgotten before their race was archived: stored
+        as a forgotten player's racers are (``PlayerQueries.delete_player``)."""
+        for r in racer_rows:
+            if r["racer_id"] in gone:
+                r.update(player_id=None, name=anonymous_name(r["racer_id"]))
+        room, standings = dict(row["room"]), dict(row["standings"])
+        room["roster"] = [{**e, "name": anonymous_name(e["id"]), "player": None}
+                          if e["id"] in gone else e for e in room["roster"]]
+        standings["standings"] = [{**x, "name": anonymous_name(x["racer"])}
+                                  if x["racer"] in gone else x
+                                  for x in standings.get("standings", [])]
+        row.update(room=room, standings=standings)
+        await conn.execute(update(races).where(races.c.race_id == row["race_id"])
+                           .values(room=room, standings=standings))
 
     async def find_race(self, ref: str) -> StoredRace | None:
         """The race by race id, room id, or room code (the latest race with it).

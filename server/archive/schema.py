@@ -30,7 +30,22 @@ racer_id)``: ``player_id`` (null: anonymous; players come with issue 20's
 later slice, indexed), ``name``, ``join_order``, ``status``, ``final``,
 ``foundation_cards``, ``redeals_used``, ``merci_used``, ``reach_time_ms`` and
 ``finished_ms`` (race clock, null: none), ``points`` and ``rank`` (from the
-standings), ``moves`` (JSON list of ``[move text, race-clock ms]``).
+standings), ``moves`` (JSON list of ``[move text, race-clock ms]``), ``ended_at_ms`` (the
+race's end, copied for a player's history in order; migration ``0002``).
+
+Players (migration ``0002``; docs/players.md):
+
+- ``players`` — ``player_id`` (key), ``name`` (display), ``folded`` (unique:
+  NFKC + case folding), ``key_digest`` (unique: SHA-256 of the secret key),
+  ``created_ms``.
+- ``player_variants`` — one row per player and variant, keyed by both: the
+  rating (``mu``, ``sigma``: openskill Plackett–Luce; ``rating`` = mu − 3 sigma,
+  the conservative figure boards rank by; ``rated_races``) and the
+  running figures (``races``, ``wins``, ``cards_total``, ``best_ms``: fastest
+  win on the race clock, ``streak`` / ``best_streak``: wins in a row,
+  ``last_race_ms``), all updated in the transaction that archives a race.
+- ``rating_history`` — ``(player_id, variant, race_id)`` keyed: the rating
+  after each rated race (``mu``, ``sigma``, ``at_ms``: the race's end).
 """
 
 from __future__ import annotations
@@ -40,6 +55,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -48,7 +64,8 @@ from sqlalchemy import (
     Table,
 )
 
-__all__ = ["archived_racers", "metadata", "races"]
+__all__ = ["archived_racers", "metadata", "player_variants", "players", "races",
+           "rating_history"]
 
 metadata = MetaData()
 
@@ -92,5 +109,46 @@ archived_racers = Table(
     Column("points", Integer, nullable=False),
     Column("rank", Integer, nullable=False),
     Column("moves", JSON, nullable=False),
-    Index("ix_archived_racers_player", "player_id"),
+    Column("ended_at_ms", BigInteger, nullable=True),
+    Index("ix_archived_racers_player_ended", "player_id", "ended_at_ms", "race_id"),
+)
+
+players = Table(
+    "players", metadata,
+    Column("player_id", String(32), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("folded", String(128), nullable=False, unique=True),
+    Column("key_digest", String(64), nullable=False, unique=True),
+    Column("created_ms", BigInteger, nullable=False),
+)
+
+player_variants = Table(
+    "player_variants", metadata,
+    Column("player_id", String(32), ForeignKey("players.player_id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("variant", String(32), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("rated_races", Integer, nullable=False),
+    Column("races", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("cards_total", BigInteger, nullable=False),
+    Column("best_ms", BigInteger, nullable=True),
+    Column("streak", Integer, nullable=False),
+    Column("best_streak", Integer, nullable=False),
+    Column("last_race_ms", BigInteger, nullable=False),
+    Index("ix_player_variants_board", "variant", "rating"),
+)
+
+rating_history = Table(
+    "rating_history", metadata,
+    Column("player_id", String(32), ForeignKey("players.player_id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("variant", String(32), primary_key=True),
+    Column("race_id", String(64), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("at_ms", BigInteger, nullable=False),
+    Index("ix_rating_history_player", "player_id", "variant", "at_ms"),
 )

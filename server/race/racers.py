@@ -37,8 +37,11 @@ class Racers:
         self.rooms = rooms
         self.timers = timers
 
-    async def join(self, ref: str, name: str) -> tuple[RacerView, str]:
-        """Join a waiting room → the racer's view and secret token.
+    async def join(self, ref: str, name: str,
+                   player: str | None = None) -> tuple[RacerView, str]:
+        """Join a waiting room → the racer's view and secret token. ``player``:
+        the player id the racer races as (the caller checked the player's key;
+        ``name`` is then the player's name), ``None``: anonymous.
 
         :raises RoomNotFound, RoomNotWaiting, RoomFull, RequestInvalid, RacerNameTaken:
         """
@@ -58,8 +61,11 @@ class Racers:
                 raise err.RoomFull(f"the room holds {room.capacity} racers")
             if any(e.name.casefold() == name.casefold() for e in room.roster):
                 raise err.RacerNameTaken(f"{name!r} is taken in this room", {"name": name})
+            if player is not None and any(e.player == player for e in room.roster):
+                raise err.RacerNameTaken("this player races in this room already",
+                                         {"name": name})
             entry = RosterEntry(id=new_racer_id(), name=name, join_order=room.joins + 1,
-                                token_digest=token_digest(token))
+                                token_digest=token_digest(token), player=player)
             new = room.model_copy(update={"roster": [*room.roster, entry],
                                           "joins": room.joins + 1})
             view = self.rooms.racer_view(new, entry, None)

@@ -30,6 +30,8 @@ class RosterEntry(_Record):
     join_order: int
     token_digest: str
     ready: bool = False
+    player: str | None = None
+    """The player id when the racer joined with a player key (docs/players.md)."""
 
 
 class RoomRecord(_Record):

@@ -77,6 +77,8 @@ class RacerView(_View):
         "null while none has (ranks as 0)")
     finished_ms: int | None = Field(description="race clock when the result became final")
     final: bool
+    player: str | None = Field(None, description="the player id when the racer joined with "
+                               "a player key (docs/players.md); null: anonymous")
 
 
 class RoomView(_View):

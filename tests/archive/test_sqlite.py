@@ -10,6 +10,7 @@ import pytest
 from server.archive import ArchiveDb, database_url
 
 from .contract import ArchiveContract
+from .players_contract import PlayerContract
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ async def db(empty_db: ArchiveDb) -> ArchiveDb:
     return empty_db
 
 
-class TestSqliteArchive(ArchiveContract):
+class TestSqliteArchive(ArchiveContract, PlayerContract):
     pass
 
 

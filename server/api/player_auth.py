@@ -1,0 +1,38 @@
+"""A player key presented with a request: which player it is (docs/players.md).
+
+The players live in the archive database, reached through the
+``server.records.players.PlayerArchive`` protocol the app sets as
+``app.state.players``; the transport never imports the archive itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from starlette.requests import Request
+
+from server.errors import PlayerInvalidKey
+from server.records.players import PlayerArchive, key_digest
+
+__all__ = ["as_player", "players"]
+
+
+def players(request: Request) -> PlayerArchive:
+    """The app's player archive."""
+    return cast(PlayerArchive, request.app.state.players)
+
+
+async def as_player(request: Request, key: str | None) -> dict[str, Any] | None:
+    """The player (``{"id", "name", "created_at_ms"}``) whose secret ``key``
+    this is; ``None`` when no key was sent.
+
+    :raises PlayerInvalidKey: a key that is nobody's (a forgotten player's included).
+    :raises ArchiveUnavailable: the database does not answer.
+    """
+    if not key:
+        return None
+    found = await players(request).player_by_key(key_digest(key))
+    if found is None:
+        raise PlayerInvalidKey("that player key is nobody's (the player may have been "
+                               "forgotten): create a player again")
+    return found

@@ -1,0 +1,155 @@
+"""Players without sign-up: names, keys, and what the archive answers of them.
+
+A player is a display name and a secret key made on first use (design brief,
+"Players"; docs/players.md). This module is pure: it checks and folds names,
+makes keys and player ids, and states the :class:`PlayerArchive` protocol the
+archive database (``server.archive.ArchiveDb``) keeps — the transport reaches
+players only through it.
+
+- **Names** (:func:`check_player_name`): 2–24 characters after trimming;
+  letters, digits, spaces and ``_ - . '``; letters of one script only (no
+  ``pаypal`` with a Cyrillic ``а``). Two names are the same player name when
+  their NFKC normal form, case-folded, with inner spaces collapsed, is the
+  same (:func:`fold_name`): ``Ann``, ``ANN`` and ``Ａｎｎ`` are one name.
+- **Keys** (:func:`new_player_key`): ``lpk_`` + 43 url-safe characters (256
+  bits); only their SHA-256 digest is stored (:func:`key_digest`). A key is
+  shown once, in the answer that created the player.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import unicodedata
+from typing import Any, Protocol
+
+__all__ = ["KEY_PREFIX", "NAME_MAX", "NAME_MIN", "PlayerArchive", "check_player_name",
+           "fold_name", "key_digest", "new_player_id", "new_player_key"]
+
+NAME_MIN = 2
+NAME_MAX = 24
+KEY_PREFIX = "lpk_"
+"""Player keys start with this (a racer's token never does): easy to spot in a leak."""
+
+_PUNCTUATION = frozenset(" _-.'")
+
+
+def fold_name(name: str) -> str:
+    """The form two player names are compared in: NFKC, case-folded (NFKC
+    again, as Unicode's caseless matching asks), inner whitespace runs made
+    one space, trimmed."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return " ".join(folded.split())
+
+
+def _script(ch: str) -> str:
+    """The script of a letter, from its Unicode name (``LATIN``, ``CYRILLIC``, …)."""
+    name = unicodedata.name(ch, "")
+    first = name.split(" ", 1)[0]
+    if first in ("CJK", "HIRAGANA", "KATAKANA"):
+        return "HAN"  # Japanese mixes these legitimately
+    return first
+
+
+def check_player_name(name: str) -> tuple[str, str]:
+    """``(display name, folded name)`` of a new player's ``name``.
+
+    The display name is NFKC-normalised and trimmed with inner spaces
+    collapsed; the folded name (:func:`fold_name`) is what must be unique.
+
+    :raises ValueError: with the reason — length, a character other than a
+        letter, digit, space or ``_ - . '``, letters of two scripts, or no
+        letter or digit at all.
+    """
+    display = " ".join(unicodedata.normalize("NFKC", name).split())
+    if not NAME_MIN <= len(display) <= NAME_MAX:
+        raise ValueError(f"a player name has {NAME_MIN} to {NAME_MAX} characters")
+    scripts = set()
+    for ch in display:
+        kind = unicodedata.category(ch)
+        if kind.startswith("L"):
+            scripts.add(_script(ch))
+        elif kind.startswith("M"):  # a vowel sign or an accent NFKC could not compose
+            if _script(ch) != "COMBINING":
+                scripts.add(_script(ch))
+        elif kind == "Nd" and ch.isascii():
+            continue
+        elif ch not in _PUNCTUATION:
+            raise ValueError(f"a player name holds letters, digits (0-9), spaces and _ - . ' "
+                             f"only (not {ch!r})")
+    if len(scripts) > 1:
+        raise ValueError("a player name uses letters of one script only (no look-alikes "
+                         f"mixed in: {', '.join(sorted(s.title() for s in scripts))})")
+    if not any(ch.isalnum() for ch in display):
+        raise ValueError("a player name needs a letter or a digit")
+    return display, fold_name(display)
+
+
+def new_player_key() -> str:
+    """A fresh secret player key: ``lpk_`` + 256 random bits, url-safe."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def key_digest(key: str) -> str:
+    """The stored form of a player key: SHA-256, hex (64 characters)."""
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def new_player_id() -> str:
+    """A fresh player id: ``p`` + 12 url-safe characters (72 bits)."""
+    return "p" + secrets.token_urlsafe(9)
+
+
+class PlayerArchive(Protocol):
+    """Players, ratings and history as the archive keeps them
+    (``server.archive.ArchiveDb``). Every method may raise
+    :class:`~server.errors.ArchiveUnavailable` (the database does not answer).
+    Answers are JSON-ready dicts shaped as the wire models of
+    ``server.api.player_models`` (docs/players.md)."""
+
+    async def create_player(self, player_id: str, name: str, folded: str,
+                            digest: str) -> dict[str, Any]:
+        """Store a new player → ``PlayerView`` fields.
+
+        :raises PlayerNameTaken, ArchiveUnavailable:
+        """
+        ...
+
+    async def player_by_key(self, digest: str) -> dict[str, Any] | None:
+        """The player whose key has this digest (``PlayerView`` fields), or ``None``."""
+        ...
+
+    async def find_player(self, ref: str, folded: str | None = None) -> dict[str, Any] | None:
+        """The player with id ``ref``, else with the folded name ``folded``, or ``None``."""
+        ...
+
+    async def delete_player(self, player_id: str, digest: str) -> None:
+        """Forget the player: the name is free again, archived rows anonymised.
+
+        :raises PlayerNotFound, PlayerInvalidKey, ArchiveUnavailable:
+        """
+        ...
+
+    async def profile(self, player_id: str) -> dict[str, Any]:
+        """``PlayerProfile`` fields. :raises PlayerNotFound, ArchiveUnavailable:"""
+        ...
+
+    async def player_races(self, player_id: str, limit: int,
+                           cursor: str | None) -> dict[str, Any]:
+        """``PlayerRacesPage`` fields, newest first.
+
+        :raises PlayerNotFound, RequestInvalid (a bad cursor), ArchiveUnavailable:
+        """
+        ...
+
+    async def versus(self, a: str, b: str, limit: int, cursor: str | None) -> dict[str, Any]:
+        """``VersusView`` fields. :raises PlayerNotFound, RequestInvalid, ArchiveUnavailable:"""
+        ...
+
+    async def rating_history(self, player_id: str, variant: str) -> dict[str, Any]:
+        """``RatingHistory`` fields. :raises PlayerNotFound, ArchiveUnavailable:"""
+        ...
+
+    async def rating_board(self, variant: str, limit: int) -> dict[str, Any]:
+        """``RatingBoard`` fields, best rating first."""
+        ...
