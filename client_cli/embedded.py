@@ -35,7 +35,7 @@ _LOCAL = frozenset({"127.0.0.1", "localhost", "::1"})
 
 SERVER_PACKAGES = ("starlette", "uvicorn", "redis", "orjson", "pydantic_settings", "sqlalchemy",
                    "aiosqlite", "asyncpg", "alembic", "platformdirs", "prometheus_client",
-                   "pythonjsonlogger")
+                   "pythonjsonlogger", "openskill")
 """What ``lucie-server`` imports that the client does not (the ``server`` extra
 of pyproject.toml; tests/test_import_graph.py keeps them out of the client)."""
 

@@ -11,10 +11,10 @@ from typing import Any, cast
 
 from starlette.requests import Request
 
-from server.errors import PlayerInvalidKey
+from server.errors import PlayerInvalidKey, RequestInvalid
 from server.records.players import PlayerArchive, key_digest
 
-__all__ = ["as_player", "players"]
+__all__ = ["as_player", "players", "racer_name"]
 
 
 def players(request: Request) -> PlayerArchive:
@@ -36,3 +36,20 @@ async def as_player(request: Request, key: str | None) -> dict[str, Any] | None:
         raise PlayerInvalidKey("that player key is nobody's (the player may have been "
                                "forgotten): create a player again")
     return found
+
+
+async def racer_name(request: Request, key: str | None,
+                     name: str | None) -> tuple[str, str | None]:
+    """``(racer name, player id)`` of a join: the player's name and id when a
+    player key came, else ``name`` and ``None``.
+
+    :raises PlayerInvalidKey, ArchiveUnavailable: as :func:`as_player`.
+    :raises RequestInvalid: neither a key nor a name.
+    """
+    player = await as_player(request, key)
+    if player is not None:
+        return player["name"], player["id"]
+    if name is None:
+        raise RequestInvalid("name: a name is needed (or race as a player: "
+                             "Authorization: Bearer <player key>)", {"field": "name"})
+    return name, None

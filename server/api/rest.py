@@ -40,7 +40,7 @@ from .models import (
     json_object_problem,
 )
 from .observe import observed_move
-from .player_auth import as_player
+from .player_auth import racer_name
 
 __all__ = ["ENDPOINTS", "Endpoint", "bearer_token", "is_json", "parse_body", "routes",
            "upgrade_required", "wrap"]
@@ -210,16 +210,8 @@ async def close(request: Request, _: None) -> RoomView:
 
 
 async def join(request: Request, body: JoinRoom) -> Joined:
-    player = await as_player(request, bearer_token(request.headers))
-    if player is not None:
-        name, player_id = player["name"], player["id"]
-    elif body.name is None:
-        raise RequestInvalid("name: a name is needed (or race as a player: "
-                             "Authorization: Bearer <player key>)", {"field": "name"})
-    else:
-        name, player_id = body.name, None
-    racer, token = await _authority(request).join(request.path_params["room"], name,
-                                                  player_id)
+    name, player = await racer_name(request, bearer_token(request.headers), body.name)
+    racer, token = await _authority(request).join(request.path_params["room"], name, player)
     return Joined(racer=racer, token=token)
 
 

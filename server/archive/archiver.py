@@ -83,7 +83,9 @@ class Archiver:
         :raises ArchiveUnavailable, StoreError:
         """
         done = 0
-        for race in await self.races.claim_finished(self.batch, self.lease_ms):
+        claimed = await self.races.claim_finished(self.batch, self.lease_ms)
+        # in the order the races ended: players' streaks and ratings count races so
+        for race in sorted(claimed, key=lambda r: r["room"].get("ended_ms") or 0):
             await self.db.write(race)
             await self.races.mark_archived(race["race_id"])
             done += 1

@@ -8,6 +8,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -137,3 +138,25 @@ async def test_a_race_closed_by_its_host_is_archived_a_room_closed_early_not(
     assert [r.status for r in view.racers] == ["timed_out"]
     with pytest.raises(err.RoomNotFound):
         await race.get_room(early.id)
+
+
+async def test_a_batch_is_archived_in_the_order_its_races_ended() -> None:
+    """Streaks and ratings count races in order: a batch claimed out of order
+    (the pending set is unordered) is written oldest end first."""
+    written: list[str] = []
+
+    class Races:
+        async def claim_finished(self, limit: int, lease_ms: int) -> list[dict[str, Any]]:
+            return [{"race_id": rid, "room": {"ended_ms": ended}}
+                    for rid, ended in (("late", 3_000), ("early", 1_000), ("mid", 2_000))]
+
+        async def mark_archived(self, race_id: str) -> None:
+            pass
+
+    class Writer:
+        async def write(self, race: dict[str, Any]) -> bool:
+            written.append(race["race_id"])
+            return True
+
+    assert await Archiver(Races(), Writer()).run_once() == 3
+    assert written == ["early", "mid", "late"]
