@@ -385,6 +385,29 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
           message="the rules rendered")
     assert js(phone, "return document.querySelector('article.rules h1').textContent") \
         .startswith("La Belle Lucie")
+    # players read the rules first: the title, then the game; the rule book's notes for
+    # developers (its vocabulary, its sources) come last, folded away
+    shown = js(phone, """
+        const top = [...document.querySelectorAll('article.rules > h1, article.rules > h2, '
+                                                  + 'article.rules > p')];
+        return {first: top.slice(0, 2).map((e) => e.tagName + ' ' + e.textContent),
+                sections: [...document.querySelectorAll('article.rules > h2')]
+                  .map((e) => e.textContent),
+                folded: [...document.querySelectorAll('article.rules > details:last-child h2')]
+                  .map((e) => e.textContent),
+                open: document.querySelector('article.rules > details').open,
+                seen: document.querySelector('article.rules > details table')
+                  .checkVisibility()};""")
+    assert shown["first"][0].startswith("H1 La Belle Lucie")
+    assert shown["first"][1].startswith("H2 Standard game"), shown
+    assert shown["sections"] == ["Standard game (variant id belle-lucie)", "Move notation (text "
+                                 "form, used by the terminal client and accepted by the API)",
+                                 "Variants", "Race ranking"]
+    assert shown["folded"] == ["Vocabulary (use these words in code, API and UI)"]
+    assert shown["open"] is False and shown["seen"] is False
+    # long code in the text wraps on a phone instead of running off the screen
+    assert js(phone, "return [...document.querySelectorAll('article.rules li > code')]"
+                     ".every((e) => e.getBoundingClientRect().right <= innerWidth)")
     no_sideways_scroll(phone)
     shots(phone, "rules-phone")
     phone.get(url + "/leaderboards")

@@ -1,4 +1,4 @@
-// The leaderboards page and the rules page.
+// The leaderboards page and the rules page (docs/rules.md, players' sections first).
 import { call } from "./api.js";
 import { el } from "./board.js";
 import { VARIANTS } from "./variants.js";
@@ -31,13 +31,49 @@ export function mountLeaderboards(main) {
   load();
 }
 
+/** Sections of the rule book (`## ` headings) written for the code rather than for players. */
+export const DEVELOPER_SECTIONS = [/^Vocabulary\b/];
+
+/**
+ * The rule book (docs/rules.md, shipped as it is) rearranged for players: its title, then
+ * the player-facing sections in their order; the opening note on the sources and the
+ * sections of `DEVELOPER_SECTIONS` go last, in a closed "For developers" block.
+ * → `{ players, developers }`, two markdown texts.
+ */
+export function arrangeRules(markdown) {
+  const sections = [{ head: "", lines: [] }];
+  let fence = false;
+  for (const line of markdown.split("\n")) {
+    if (/^(```|~~~)/.test(line)) fence = !fence;
+    if (!fence && /^## /.test(line)) sections.push({ head: line.slice(3).trim(), lines: [] });
+    sections.at(-1).lines.push(line);
+  }
+  const [opening, ...rest] = sections;
+  const title = opening.lines.findIndex((l) => /^# /.test(l));
+  const note = opening.lines.filter((_, i) => i !== title).join("\n").replace(/<!--[\s\S]*?-->/g, "").trim();
+  const forDevelopers = (s) => DEVELOPER_SECTIONS.some((re) => re.test(s.head));
+  const text = (list) => list.map((s) => s.lines.join("\n").trim()).join("\n\n");
+  return {
+    players: [title >= 0 ? opening.lines[title] : "", text(rest.filter((s) => !forDevelopers(s)))].join("\n\n").trim(),
+    developers: [note, text(rest.filter(forDevelopers))].filter(Boolean).join("\n\n"),
+  };
+}
+
 export async function mountRules(main) {
   main.replaceChildren(el("p", { class: "muted", text: "Loading the rules…" }));
   try {
     const [{ marked }, text] = await Promise.all([import("./vendor/marked.esm.js"),
       fetch("/static/rules.md").then((r) => { if (!r.ok) throw new Error(r.statusText); return r.text(); })]);
+    const { players, developers } = arrangeRules(text);
     const article = el("article", { class: "rules" });
-    article.innerHTML = marked.parse(text); // our own shipped file (docs/rules.md); CSP blocks scripts anyway
+    // our own shipped file (docs/rules.md); CSP blocks scripts anyway
+    article.innerHTML = marked.parse(players);
+    if (developers) {
+      const more = el("details", { class: "for-developers", id: "rules-developers" },
+        el("summary", { text: "For developers: the rule book's vocabulary and sources" }));
+      more.insertAdjacentHTML("beforeend", marked.parse(developers));
+      article.append(more);
+    }
     main.replaceChildren(article);
   } catch (e) { main.replaceChildren(el("p", { class: "msg error", text: `The rules could not be loaded: ${e.message}` })); }
 }
