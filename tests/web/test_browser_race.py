@@ -293,6 +293,17 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
         until(lambda w=who: "Points" in text_of(w, ".standings"), message="the standings")
     assert "Ada (you)" in text_of(ada, ".standings tbody tr:first-child")
     assert "1st" in text_of(ada, ".msg")
+    # "cards to par" reads as the API's to_par (par − cards), labelled as such
+    until(lambda: re.search(r"Par: \d+ cards", text_of(ada, ".par")), 60, message="the par")
+    api = httpx.get(f"{url}/api/v1/rooms/{code}/standings").json()
+    shown_par = js(ada, """return [...document.querySelectorAll('.standings tbody tr')].map(
+        (tr) => [tr.children[1].textContent, tr.querySelector('.to-par').textContent])""")
+    assert shown_par == [[s["name"] + (" (you)" if s["name"] == "Ada" else ""),
+                          "0 (par)" if s["to_par"] == 0 else str(s["to_par"])]
+                         for s in api["standings"]]
+    assert api["standings"][1]["to_par"] > 0  # Bob, short of par: a positive number
+    assert "Cards to par" in text_of(ada, ".standings thead")
+    assert "par − foundation cards" in text_of(ada, ".par")
 
     # every event exactly once, in order, across the reload and the drop (the
     # solver's par event may still be on its way to one of them)
@@ -423,5 +434,10 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
         import('/static/engine.js').then((e) => done(cases.map(([n, d]) => e.dealOrder(n, d))));
         """, [[str(n), d] for n, d in cases])
     assert orders == [deal_order(n, d) for n, d in cases]
+    # the end screen's "cards to par" is the API's to_par, sign included
+    to_par = phone.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/static/end.js').then((e) => done([9, 0, -2, null].map(e.toParText)));""")
+    assert to_par == ["9", "0 (par)", "−2", "–"]
     assert js(phone, "return window.__lucie.errors") == []
     assert console_errors(phone) == []
