@@ -424,6 +424,17 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
     phone.get(url + "/leaderboards")
     until(lambda: js(phone, "return document.querySelectorAll('#leaderboard th').length") == 7,
           message="the leaderboard table")
+    # every select has a visible label; no result yet: the message is where the rows go
+    labels = js(phone, """return ['lb-variant', 'lb-kind'].map((id) => {
+        const l = document.querySelector(`label[for="${id}"]`);
+        return l && l.checkVisibility() ? l.textContent : null; })""")
+    assert labels == ["Variant", "Board"]
+    until(lambda: text_of(phone, "#leaderboard tbody"), message="the empty board's message")
+    empty = js(phone, """const t = document.getElementById('leaderboard');
+        const cell = t.querySelector('tbody td');
+        return [cell.textContent, cell.colSpan, t.querySelectorAll('caption').length,
+                cell.getBoundingClientRect().top >= t.tHead.getBoundingClientRect().bottom - 1]""")
+    assert empty == ["No result yet.", 7, 0, True]
     no_sideways_scroll(phone)
     shots(phone, "leaderboards-phone")
     # the replay viewer's deals are the server's, for every generator and deck count

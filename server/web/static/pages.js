@@ -9,22 +9,27 @@ function clock(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+const LB_COLUMNS = ["#", "Name", "Deal", "Cards", "Time", "Moves", "Status"];
+
 export function mountLeaderboards(main) {
-  const variant = el("select", { id: "lb-variant", "aria-label": "Variant" });
+  const variant = el("select", { id: "lb-variant" });
   for (const [id, n] of VARIANTS) variant.append(el("option", { value: id, text: n }));
-  const kind = el("select", { id: "lb-kind", "aria-label": "Board" }, el("option", { value: "daily", text: "Today's daily deal" }), el("option", { value: "all-time", text: "All time" }));
+  const kind = el("select", { id: "lb-kind" }, el("option", { value: "daily", text: "Today's daily deal" }), el("option", { value: "all-time", text: "All time" }));
   const table = el("table", { class: "standings", id: "leaderboard" });
   const note = el("p", { class: "muted" });
-  main.replaceChildren(el("h1", { text: "Leaderboards" }), el("p", {}, variant, " ", kind), note, table);
+  const pick = (id, label, select) => el("div", { class: "field" }, el("label", { for: id, text: label }), select);
+  main.replaceChildren(el("h1", { text: "Leaderboards" }),
+    el("div", { class: "grid2 lb-pick" }, pick("lb-variant", "Variant", variant), pick("lb-kind", "Board", kind)), note, table);
   async function load() {
     try {
       const lb = await call("GET", `/leaderboards/${variant.value}/${kind.value}?limit=50`);
       note.textContent = lb.board === "daily" ? `Daily deal of ${lb.date} (UTC).` : "Best result per name and deal.";
-      table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "Name", "Deal", "Cards", "Time", "Moves", "Status"].map((h) => el("th", { scope: "col", text: h })))),
-        el("tbody", {}, ...lb.rows.map((r) => el("tr", {}, el("td", { text: String(r.rank) }), el("td", { text: r.name }),
-          el("td", { text: String(r.deal_number) }), el("td", { text: String(r.foundation_cards) }), el("td", { text: clock(r.reach_time_ms) }),
-          el("td", { text: String(r.moves) }), el("td", { text: r.status.replace("_", " ") })))));
-      if (!lb.rows.length) table.append(el("caption", { text: "No result yet." }));
+      const rows = lb.rows.map((r) => el("tr", {}, el("td", { text: String(r.rank) }), el("td", { text: r.name }),
+        el("td", { text: String(r.deal_number) }), el("td", { text: String(r.foundation_cards) }), el("td", { text: clock(r.reach_time_ms) }),
+        el("td", { text: String(r.moves) }), el("td", { text: r.status.replace("_", " ") })));
+      // no result: say so where the rows would be
+      if (!rows.length) rows.push(el("tr", { class: "no-rows" }, el("td", { colspan: String(LB_COLUMNS.length), class: "muted", text: "No result yet." })));
+      table.replaceChildren(el("thead", {}, el("tr", {}, ...LB_COLUMNS.map((h) => el("th", { scope: "col", text: h })))), el("tbody", {}, ...rows));
     } catch (e) { note.textContent = `${e.code}: ${e.message}`; }
   }
   variant.addEventListener("change", load); kind.addEventListener("change", load);
