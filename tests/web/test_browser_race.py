@@ -381,6 +381,49 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     assert len(shots.taken) >= 10
 
 
+def test_computer_racers_race_on_after_the_page_closes(
+        server_factory: ServerFactory, browsers: Callable[..., Driver], tmp_path: Path) -> None:
+    """The home page's computer racers are the server's (``"bots"`` of ``POST /rooms``):
+    Ada creates a room with two, starts, resigns and leaves the page; with no page
+    open any more the bots still play their games to a final result."""
+    from selenium.webdriver.support.ui import Select
+
+    url = server_factory(LUCIE_BOT_THINK_MS="30")
+    shots = Shots(tmp_path)
+    ada = browsers(1440, 900)
+    ada.get(url + "/")
+    until(lambda: text_of(ada, "#public-rooms"), message="the home page")
+    css(ada, "#name").send_keys("Ada")
+    Select(css(ada, "#time-limit")).select_by_value("180")
+    css(ada, "#bots").clear()
+    css(ada, "#bots").send_keys("2")
+    assert "run by the server" in text_of(ada, "#create-form")
+    css(ada, "#create").click()
+    until(lambda: "/r/" in ada.current_url, message="the room page")
+    code = ada.current_url.rstrip("/").rsplit("/", 1)[1]
+    # seated by the server with the room, ready once Ada is in
+    until(lambda: text_of(ada, ".racers").count("✓ ready") == 2, message="the bots ready")
+    assert "bot-Ada" in text_of(ada, ".racers") and "bot-Bix" in text_of(ada, ".racers")
+    shots(ada, "bots-waiting")
+    css(ada, "#start").click()
+    until(lambda: js(ada, "return window.__lucie.version") == 0, 15, message="the board")
+    css(ada, "#resign").click()
+    css(ada, "#resign-yes").click()
+    until(lambda: js(ada, "return window.__lucie.status") == "resigned", message="resigned")
+    assert js(ada, "return window.__lucie.errors") == [] and console_errors(ada) == []
+    ada.get("about:blank")  # the creator's page is gone
+
+    deadline = time.monotonic() + 90
+    while (room := httpx.get(f"{url}/api/v1/rooms/{code}").json())["state"] != "over":
+        assert time.monotonic() < deadline, f"the bots stopped: {room['racers']}"
+        time.sleep(0.3)
+    bots = [r for r in room["racers"] if r["name"] != "Ada"]
+    assert [r["name"] for r in bots] == ["bot-Ada", "bot-Bix"]
+    for bot in bots:
+        assert bot["final"] and bot["status"] in ("won", "resigned"), bot
+        assert bot["moves"] > 0 and bot["finished_ms"] < room["time_limit_ms"]
+
+
 def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Callable[..., Driver],
                                   tmp_path: Path) -> None:
     """Leaderboards, rules (rendered from docs/rules.md) and the phone home page."""
