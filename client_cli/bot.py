@@ -1,4 +1,4 @@
-"""Computer racers: join a room, wait for the start, play with :mod:`client_cli.strategy`.
+"""Computer racers: join a room, wait for the start, play with :mod:`server.solver.strategy`.
 
 A bot is an ordinary client of the API (it uses :mod:`client_cli.api` only);
 the server validates every move. ``think_s`` is the pause between moves in
@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from server.rules import Position
+from server.solver.strategy import BOT_NAMES, Style, bot_name, choose_move
 
 from .api import (
     ApiError,
@@ -26,12 +27,8 @@ from .api import (
     Welcome,
     refused_game,
 )
-from .strategy import Style, choose_move
 
 __all__ = ["BOT_NAMES", "BotResult", "bot_name", "run_bot"]
-
-BOT_NAMES = ("Ada", "Bix", "Cog", "Dot", "Eon", "Fizz", "Gus", "Hex")
-"""Names given to bots, with a ``bot-`` prefix."""
 
 RACING = frozenset({"racing"})
 OVER = frozenset({"over", "closed"})
@@ -165,10 +162,3 @@ async def _final_status(client: LucieClient, room: str, racer: str, fallback: st
     except ApiError:
         return fallback
     return next((r.status for r in info.racers if r.id == racer), fallback)
-
-
-def bot_name(index: int) -> str:
-    """The ``index``-th bot's display name (``bot-Ada``, ``bot-Bix``…)."""
-    base = BOT_NAMES[index % len(BOT_NAMES)]
-    return f"bot-{base}" if index < len(BOT_NAMES) else f"bot-{base}{index // len(BOT_NAMES)}"
-

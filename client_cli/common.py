@@ -21,7 +21,7 @@ from .api import DEFAULT_SERVER, ApiError, server_url
 __all__ = ["Subparsers", "add_server_arg", "console", "detach_std_streams", "doc_help", "int_in",
            "lucie_command",
            "non_negative_float", "non_negative_int", "positive_float", "positive_int",
-           "print_table", "resolved_server", "run_command"]
+           "print_table", "resolved_server", "room_link", "run_command"]
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -89,6 +89,12 @@ def detach_std_streams() -> None:
     for stream in (sys.stdout, sys.stderr):  # what was left for the dead terminal
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
+
+
+def room_link(url: str, code: str) -> str:
+    """The room's page in the browser client served by the server at ``url``
+    (``http://127.0.0.1:8000/r/CODE``, docs/web.md)."""
+    return f"{url.rstrip('/')}/r/{code}"
 
 
 def lucie_command() -> str:

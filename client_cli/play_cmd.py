@@ -26,6 +26,7 @@ from .common import (
     positive_int,
     print_table,
     resolved_server,
+    room_link,
 )
 from .embedded import ensure_server
 
@@ -107,7 +108,7 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                 code, host_token = created.room.code, created.host_token
                 print(f"Room {code} (deal {created.room.deal_number}). "
                       f"A second player joins with:  {lucie_command()} join {code}  "
-                      f"Browser: {url.rstrip('/')}/r/{code}", flush=True)
+                      f"Browser: {room_link(url, code)}", flush=True)
             joined = await join_room(client, code, args.name)
             room = await client.get_room(code)
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)

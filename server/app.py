@@ -114,7 +114,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         store = open_store(settings.redis_url, default_prefix=settings.redis_prefix)
         authority = RaceAuthority(store, RaceConfig(
             ended_ttl_ms=settings.ended_ttl_s * 1000,
-            waiting_ttl_ms=settings.waiting_ttl_s * 1000))
+            waiting_ttl_ms=settings.waiting_ttl_s * 1000,
+            bot_think_ms=settings.bot_think_ms, max_bots=settings.max_bots))
         hub = Hub(authority)
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings = settings
@@ -139,6 +140,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         try:
             yield
         finally:
+            await authority.bots.aclose()  # they resign while the store still answers
             ticker.cancel()
             collector.cancel()
             archiving.cancel()

@@ -128,7 +128,8 @@ _TABLE: Final = (
               "a plain HTTP request to the room WebSocket path"),
     ErrorCode("rate/limited", 429, 1008, "too many requests or socket messages from one client"),
     ErrorCode("server/full", 503, 1013,
-              "the process holds its most sockets or new rooms: try again after Retry-After"),
+              "the process holds its most sockets, new rooms or computer racers: try again "
+              "after Retry-After"),
     # auth
     ErrorCode("auth/missing", 401, None, "no token where one is needed"),
     ErrorCode("auth/invalid_token", 403, 1008, "the token is not this racer's (or the host's)"),
@@ -289,7 +290,7 @@ class RateLimited(RaceError):
 
 
 class ServerFull(RaceError):
-    """The process holds its most sockets: new ones wait (races go on)."""
+    """The process holds its most sockets, new rooms or bots: new ones wait (races go on)."""
 
     code = "server/full"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from ..common import lucie_command
+from ..common import lucie_command, room_link
 from .model import fmt_clock, points, rank_racers
 from .state import Board
 from .widgets import FanView
@@ -94,7 +94,7 @@ class Rendering:
             else:
                 who = "waiting for the host to start"
             text = (f"Room code {room.code} — {who} — others join with: {lucie_command()} "
-                    f"join {room.code}")
+                    f"join {room.code}, or in a browser: {room_link(self.seat.url, room.code)}")
         elif room.state == "countdown" and self.countdown_until is not None:
             left = max(0.0, self.countdown_until - time.monotonic())
             text = f"Starting in {int(left) + 1}…" if left > 0 else "Starting…"

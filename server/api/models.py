@@ -93,6 +93,9 @@ class CreateRoom(_In):
         "seconds behind the race clock (10–600, default 60; 0 only with open_boards)")
     open_boards: bool = Field(
         False, description="spectators see boards live (shown in the room's listing)")
+    bots: Annotated[int, Field(ge=0, le=63), _INTEGRAL] = Field(
+        0, description="computer racers (bot-Ada, bot-Bix, …) seated at once and run by the "
+        "server until their results are final, whoever leaves; fewer than capacity")
 
 
 class CreatedRoom(_In):

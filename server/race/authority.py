@@ -31,7 +31,8 @@ and hands each the others it needs explicitly — :class:`~.cache.RaceCache`
 views), :class:`~.timers.Timers` (clock transitions, the race's end),
 :class:`~.lobby.Lobby` (rooms), :class:`~.racers.Racers` (joining, ready,
 leaving, resigning), :class:`~.play.Play` (moves and results),
-:class:`~.assist.Assist` (solver services).
+:class:`~.assist.Assist` (solver services), :class:`~.bots.RoomBots` (the
+computer racers rooms are created with, run by this process).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from server.store.base import LiveStore
 from . import errors as err
 from .archived import Archived, ArchivedRaces, FinishedRace, race_view
 from .assist import Assist
+from .bots import RoomBots
 from .cache import RaceCache
 from .lobby import Lobby
 from .options import RoomOptions
@@ -52,7 +54,7 @@ from .play import LogsFor, Play
 from .racers import Racers
 from .rooms import Rooms
 from .timers import RaceConfig, RaceOverHook, Timers
-from .views import RaceView
+from .views import RaceView, RoomView
 
 __all__ = ["RaceAuthority", "RaceConfig", "RoomOptions"]
 
@@ -79,7 +81,8 @@ class RaceAuthority:
     coroutine is one action; refusals are :class:`~server.race.errors.RaceError`.
     The actions are the collaborators' methods (see each for its checks):
 
-    - rooms (:class:`~.lobby.Lobby`): :meth:`create_room`, :meth:`get_room`,
+    - rooms (:class:`~.lobby.Lobby`): :meth:`create_room` (with its bots:
+      :class:`~.bots.RoomBots`, :attr:`bots`), :meth:`get_room`,
       :meth:`list_rooms`, :meth:`start`, :meth:`close`;
     - racers (:class:`~.racers.Racers`): :meth:`join`, :meth:`set_ready`,
       :meth:`leave`, :meth:`resign`, :meth:`authenticate`;
@@ -104,8 +107,9 @@ class RaceAuthority:
         self.play = Play(store, self.cache, self.rooms, self.timers)
         self.archived = Archived(store, self.cache, self.rooms, self.config)
         self.assist.par_known = self.archived.par_known
+        self.bots = RoomBots(self, think_ms=self.config.bot_think_ms,
+                             max_bots=self.config.max_bots)
 
-        self.create_room = self.lobby.create_room
         self.get_room = _or_archived(self.lobby.get_room, self.archived.get_room)
         self.list_rooms = self.lobby.list_rooms
         self.start = self.lobby.start
@@ -122,6 +126,21 @@ class RaceAuthority:
         self.racer_log = _or_archived(self.play.racer_log, self.archived.racer_log)
         self.hint = self.assist.hint
         self.tick = self.timers.tick
+
+    async def create_room(self, options: RoomOptions) -> tuple[RoomView, str]:
+        """A new room in state ``waiting`` → its view (as the host sees it) and the
+        host token (``Lobby.create_room``); with ``options.bots``, that many bots
+        are seated at once and run by this process (:mod:`server.race.bots`).
+
+        :raises RequestInvalid: unknown variant, bad overrides or ranges.
+        :raises ServerFull: this process runs its most bots already.
+        """
+        self.bots.check(options.bots)
+        room, host_token = await self.lobby.create_room(options)
+        if options.bots:
+            await self.bots.seat(room, options.bots)
+            room = await self.lobby.get_room(room.id, host_token)
+        return room, host_token
 
     def logs_for(self, token: str | None) -> LogsFor:
         """Racers' move logs as ``token``'s holder may see them (comparisons,

@@ -104,6 +104,9 @@ class Lobby:
             raise err.RequestInvalid("time_limit_s is 10…14400", {"field": "time_limit_s"})
         if not 0 <= options.countdown_s <= 60:
             raise err.RequestInvalid("countdown_s is 0…60", {"field": "countdown_s"})
+        if not 0 <= options.bots < options.capacity:
+            raise err.RequestInvalid("bots is 0…capacity − 1 (a seat stays for a racer)",
+                                     {"field": "bots"})
         delay_s = _spectator_delay_s(options)
         now = await self.store.clock.now_ms()
         if options.deal == "random":

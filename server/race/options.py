@@ -37,3 +37,7 @@ class RoomOptions:
     """Spectators see boards live; shown in the room's listing before anyone joins."""
     deal_public: bool = False
     """Internal: the deal number is public anyway (ghost rooms); daily rooms are too."""
+    bots: int = 0
+    """Computer racers seated at once and run by the server process that creates the
+    room until their results are final (:mod:`server.race.bots`); fewer than
+    ``capacity``."""

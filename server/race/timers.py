@@ -50,6 +50,10 @@ class RaceConfig:
     """Rooms and all their data vanish this long after the race ends or closes."""
     waiting_ttl_ms: int = 1_800_000
     """A room that never starts vanishes this long after its creation."""
+    bot_think_ms: int = 1000
+    """The mean pause between a server-run bot's moves (:mod:`server.race.bots`)."""
+    max_bots: int = 1000
+    """The most server-run bots this process runs at once."""
 
 
 def deadline(room: RoomRecord) -> int | None:

@@ -145,6 +145,12 @@ class Settings(BaseSettings):
     ended_ttl_s: int = Field(3600, gt=0, description="seconds rooms stay after their race ends")
     waiting_ttl_s: int = Field(1800, gt=0, description="seconds before rooms that never start "
                                                  "vanish")
+    bot_think_ms: int = Field(1000, ge=0, description="mean pause between the moves of the "
+                                                      "computer racers a room is created with "
+                                                      "(`bots`), ms")
+    max_bots: int = Field(1000, ge=0, description="computer racers this process runs at once; "
+                                                  "above: 503 `server/full` for a room with "
+                                                  "`bots` (docs/protocol.md)")
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
         "info", description="log level of the server's and uvicorn's lines (any case)")
     log_format: Literal["json", "text", "auto"] = Field(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.widgets import DataTable, Input
 
 from client_cli.api import JoinedRoom, LucieClient
@@ -97,6 +98,24 @@ async def test_join_countdown_keys_mouse_refusal_and_opponents(lucie_server: str
         assert app.racers[bob.racer.id].moves == 1
         panel = text_of(app, "#opponents")
         assert "bob" in panel and "█" in panel
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_the_waiting_line_shows_the_browser_link(lucie_server: str,
+                                                       size: tuple[int, int]) -> None:
+    """``make run`` prints the room's browser address before the board opens, where the
+    full-screen board hides it: the waiting line shows it, whole, on the screen."""
+    room, host, (ann,) = await _room(lucie_server, "ann")
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        await pilot.pause()
+        assert app.room is not None
+        link = f"{lucie_server}/r/{app.room.code}"
+        banner = app.query_one("#banner")
+        assert app.screen.region.contains_region(banner.region)
+        shown = "".join(strip.text.strip() for strip in banner.render_lines(banner.size.region))
+        assert link in shown.replace(" ", "")
 
 
 async def test_reconnects_after_the_socket_drops(lucie_server: str, proxy: Proxy) -> None:

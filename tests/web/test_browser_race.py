@@ -293,6 +293,17 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
         until(lambda w=who: "Points" in text_of(w, ".standings"), message="the standings")
     assert "Ada (you)" in text_of(ada, ".standings tbody tr:first-child")
     assert "1st" in text_of(ada, ".msg")
+    # "cards to par" reads as the API's to_par (par − cards), labelled as such
+    until(lambda: re.search(r"Par: \d+ cards", text_of(ada, ".par")), 60, message="the par")
+    api = httpx.get(f"{url}/api/v1/rooms/{code}/standings").json()
+    shown_par = js(ada, """return [...document.querySelectorAll('.standings tbody tr')].map(
+        (tr) => [tr.children[1].textContent, tr.querySelector('.to-par').textContent])""")
+    assert shown_par == [[s["name"] + (" (you)" if s["name"] == "Ada" else ""),
+                          "0 (par)" if s["to_par"] == 0 else str(s["to_par"])]
+                         for s in api["standings"]]
+    assert api["standings"][1]["to_par"] > 0  # Bob, short of par: a positive number
+    assert "Cards to par" in text_of(ada, ".standings thead")
+    assert "par − foundation cards" in text_of(ada, ".par")
 
     # every event exactly once, in order, across the reload and the drop (the
     # solver's par event may still be on its way to one of them)
@@ -370,6 +381,49 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     assert len(shots.taken) >= 10
 
 
+def test_computer_racers_race_on_after_the_page_closes(
+        server_factory: ServerFactory, browsers: Callable[..., Driver], tmp_path: Path) -> None:
+    """The home page's computer racers are the server's (``"bots"`` of ``POST /rooms``):
+    Ada creates a room with two, starts, resigns and leaves the page; with no page
+    open any more the bots still play their games to a final result."""
+    from selenium.webdriver.support.ui import Select
+
+    url = server_factory(LUCIE_BOT_THINK_MS="30")
+    shots = Shots(tmp_path)
+    ada = browsers(1440, 900)
+    ada.get(url + "/")
+    until(lambda: text_of(ada, "#public-rooms"), message="the home page")
+    css(ada, "#name").send_keys("Ada")
+    Select(css(ada, "#time-limit")).select_by_value("180")
+    css(ada, "#bots").clear()
+    css(ada, "#bots").send_keys("2")
+    assert "run by the server" in text_of(ada, "#create-form")
+    css(ada, "#create").click()
+    until(lambda: "/r/" in ada.current_url, message="the room page")
+    code = ada.current_url.rstrip("/").rsplit("/", 1)[1]
+    # seated by the server with the room, ready once Ada is in
+    until(lambda: text_of(ada, ".racers").count("✓ ready") == 2, message="the bots ready")
+    assert "bot-Ada" in text_of(ada, ".racers") and "bot-Bix" in text_of(ada, ".racers")
+    shots(ada, "bots-waiting")
+    css(ada, "#start").click()
+    until(lambda: js(ada, "return window.__lucie.version") == 0, 15, message="the board")
+    css(ada, "#resign").click()
+    css(ada, "#resign-yes").click()
+    until(lambda: js(ada, "return window.__lucie.status") == "resigned", message="resigned")
+    assert js(ada, "return window.__lucie.errors") == [] and console_errors(ada) == []
+    ada.get("about:blank")  # the creator's page is gone
+
+    deadline = time.monotonic() + 90
+    while (room := httpx.get(f"{url}/api/v1/rooms/{code}").json())["state"] != "over":
+        assert time.monotonic() < deadline, f"the bots stopped: {room['racers']}"
+        time.sleep(0.3)
+    bots = [r for r in room["racers"] if r["name"] != "Ada"]
+    assert [r["name"] for r in bots] == ["bot-Ada", "bot-Bix"]
+    for bot in bots:
+        assert bot["final"] and bot["status"] in ("won", "resigned"), bot
+        assert bot["moves"] > 0 and bot["finished_ms"] < room["time_limit_ms"]
+
+
 def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Callable[..., Driver],
                                   tmp_path: Path) -> None:
     """Leaderboards, rules (rendered from docs/rules.md) and the phone home page."""
@@ -385,11 +439,45 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
           message="the rules rendered")
     assert js(phone, "return document.querySelector('article.rules h1').textContent") \
         .startswith("La Belle Lucie")
+    # players read the rules first: the title, then the game; the rule book's notes for
+    # developers (its vocabulary, its sources) come last, folded away
+    shown = js(phone, """
+        const top = [...document.querySelectorAll('article.rules > h1, article.rules > h2, '
+                                                  + 'article.rules > p')];
+        return {first: top.slice(0, 2).map((e) => e.tagName + ' ' + e.textContent),
+                sections: [...document.querySelectorAll('article.rules > h2')]
+                  .map((e) => e.textContent),
+                folded: [...document.querySelectorAll('article.rules > details:last-child h2')]
+                  .map((e) => e.textContent),
+                open: document.querySelector('article.rules > details').open,
+                seen: document.querySelector('article.rules > details table')
+                  .checkVisibility()};""")
+    assert shown["first"][0].startswith("H1 La Belle Lucie")
+    assert shown["first"][1].startswith("H2 Standard game"), shown
+    assert shown["sections"] == ["Standard game (variant id belle-lucie)", "Move notation (text "
+                                 "form, used by the terminal client and accepted by the API)",
+                                 "Variants", "Race ranking"]
+    assert shown["folded"] == ["Vocabulary (use these words in code, API and UI)"]
+    assert shown["open"] is False and shown["seen"] is False
+    # long code in the text wraps on a phone instead of running off the screen
+    assert js(phone, "return [...document.querySelectorAll('article.rules li > code')]"
+                     ".every((e) => e.getBoundingClientRect().right <= innerWidth)")
     no_sideways_scroll(phone)
     shots(phone, "rules-phone")
     phone.get(url + "/leaderboards")
     until(lambda: js(phone, "return document.querySelectorAll('#leaderboard th').length") == 7,
           message="the leaderboard table")
+    # every select has a visible label; no result yet: the message is where the rows go
+    labels = js(phone, """return ['lb-variant', 'lb-kind'].map((id) => {
+        const l = document.querySelector(`label[for="${id}"]`);
+        return l && l.checkVisibility() ? l.textContent : null; })""")
+    assert labels == ["Variant", "Board"]
+    until(lambda: text_of(phone, "#leaderboard tbody"), message="the empty board's message")
+    empty = js(phone, """const t = document.getElementById('leaderboard');
+        const cell = t.querySelector('tbody td');
+        return [cell.textContent, cell.colSpan, t.querySelectorAll('caption').length,
+                cell.getBoundingClientRect().top >= t.tHead.getBoundingClientRect().bottom - 1]""")
+    assert empty == ["No result yet.", 7, 0, True]
     no_sideways_scroll(phone)
     shots(phone, "leaderboards-phone")
     # the replay viewer's deals are the server's, for every generator and deck count
@@ -400,5 +488,10 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
         import('/static/engine.js').then((e) => done(cases.map(([n, d]) => e.dealOrder(n, d))));
         """, [[str(n), d] for n, d in cases])
     assert orders == [deal_order(n, d) for n, d in cases]
+    # the end screen's "cards to par" is the API's to_par, sign included
+    to_par = phone.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/static/end.js').then((e) => done([9, 0, -2, null].map(e.toParText)));""")
+    assert to_par == ["9", "0 (par)", "−2", "–"]
     assert js(phone, "return window.__lucie.errors") == []
     assert console_errors(phone) == []

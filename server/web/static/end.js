@@ -18,6 +18,14 @@ function clock(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}.${String(Math.floor((ms % 1000) / 100))}`;
 }
 
+/** A standing's `to_par` as the API gives it (par − foundation cards: the cards still
+ *  short of par; 0 at par, negative past it), "–" while par is unknown. */
+export function toParText(toPar) {
+  if (toPar === null || toPar === undefined) return "–";
+  return toPar === 0 ? "0 (par)" : String(toPar).replace("-", "−");
+}
+export const TO_PAR_HELP = "Cards to par: par − your foundation cards (0: par reached)";
+
 /** The timeline chart of a Comparison: foundation cards over the race clock, both racers. */
 export function chart(cmp, total) {
   const W = 640, H = 260, L = 40, R = 12, T = 14, B = 40;
@@ -108,14 +116,15 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   let cmp = null; let svgChart = null; let rep = null; let idx = 0; let timer = null;
 
   call("GET", `/rooms/${code}/standings`).then((st) => {
-    table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "Racer", "Cards", "Points", "To par", "Time", "Moves", "Status"].map((h) => el("th", { scope: "col", text: h })))),
+    table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "Racer", "Cards", "Points", "Cards to par", "Time", "Moves", "Status"]
+      .map((h) => el("th", { scope: "col", text: h, title: h === "Cards to par" ? TO_PAR_HELP : null })))),
       el("tbody", {}, ...st.standings.map((x) => el("tr", { class: x.racer === me ? "me" : "" },
         el("td", { text: String(x.rank) }), el("td", { text: x.name + (x.racer === me ? " (you)" : "") }),
         el("td", { text: `${x.foundation_cards}/${total}` }), el("td", { text: String(x.points) }),
-        el("td", { text: x.to_par === null ? "–" : (x.to_par > 0 ? `−${x.to_par}` : "par") }),
+        el("td", { class: "to-par", text: toParText(x.to_par) }),
         el("td", { text: clock(x.reach_time_ms) }), el("td", { text: String(x.moves) }),
         el("td", { text: x.status.replace("_", " ") })))));
-    parLine.textContent = st.par === null ? "Par: the solver has not found it yet." : `Par: ${st.par} cards (the most this deal allows with these redeals).`;
+    parLine.textContent = st.par === null ? "Par: the solver has not found it yet." : `Par: ${st.par} cards (the most this deal allows with these redeals). Cards to par = par − foundation cards.`;
     const mine = st.standings.find((x) => x.racer === me);
     if (mine) say(`You finished ${mine.rank}${["th", "st", "nd", "rd"][mine.rank % 10 > 3 || Math.floor(mine.rank / 10) === 1 ? 0 : mine.rank % 10]} of ${st.standings.length} with ${mine.points} points.`, "good");
   }).catch((e) => say(`${e.code}: ${e.message}`, "error"));

@@ -1,6 +1,5 @@
 // The home page: create a room, join by code, public rooms (live), the daily deal.
 import { call, store } from "./api.js";
-import { startBots } from "./bots.js";
 import { el } from "./board.js";
 import { navigate } from "./nav.js";
 import { VARIANTS, variantName } from "./variants.js";
@@ -9,8 +8,9 @@ function field(label, input, hint) {
   return el("div", { class: "field" }, el("label", { for: input.id, text: label }), input, hint ? el("small", { class: "muted", text: hint }) : null);
 }
 
-/** Create a room with these options, join it as `name`, add bots; navigate to it. */
-export async function createAndJoin(opts, name, bots) {
+/** Create a room with these options (`bots`: computer racers the server seats and runs),
+ *  join it as `name`; navigate to it. */
+export async function createAndJoin(opts, name) {
   // deal numbers may exceed 2^53: they go into the JSON as written
   const { deal, ...rest } = opts;
   const dealJSON = /^\d+$/.test(String(deal)) ? String(deal) : JSON.stringify(deal);
@@ -21,7 +21,6 @@ export async function createAndJoin(opts, name, bots) {
   const j = await call("POST", `/rooms/${code}/racers`, { body: { name } });
   store.setRacer(code, { racer: j.racer.id, token: j.token, name: j.racer.name });
   store.setName(name);
-  if (bots > 0) startBots(code, bots);
   navigate(`/r/${code}`);
 }
 
@@ -48,7 +47,7 @@ export function mountHome(main) {
     el("div", { class: "grid2" },
       field("Variant", variant), el("div", { class: "field" }, el("label", { for: "deal-kind", text: "Deal" }), dealKind, dealNo),
       field("Time limit", limit), field("Seats", capacity),
-      field("Computer racers", bots, "run by this page"), field("Room", vis)),
+      field("Computer racers", bots, "run by the server: they race on if you leave"), field("Room", vis)),
     el("div", { class: "checks" },
       el("label", {}, hints, " hints"), el("label", {}, winnable, " winnable deals only")),
     el("button", { type: "submit", class: "primary", id: "create", text: "Create the room" }));
@@ -57,7 +56,7 @@ export function mountHome(main) {
     const deal = dealKind.value === "number" ? dealNo.value.trim() : dealKind.value;
     try {
       await createAndJoin({ variant: variant.value, capacity: Number(capacity.value), time_limit_s: Number(limit.value),
-        visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, deal }, name.value, Number(bots.value));
+        visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, bots: Number(bots.value), deal }, name.value);
     } catch (err) { say(`${err.code}: ${err.message}`); }
   });
 
@@ -93,7 +92,7 @@ export function mountHome(main) {
       const go = el("button", { type: "button", id: "race-daily", class: "primary", text: "Race today's deal" });
       go.addEventListener("click", () => {
         if (!name.value.trim()) { name.focus(); say("Your name first."); return; }
-        createAndJoin({ variant: "belle-lucie", deal: "daily" }, name.value, 0).catch((err) => say(`${err.code}: ${err.message}`));
+        createAndJoin({ variant: "belle-lucie", deal: "daily" }, name.value).catch((err) => say(`${err.code}: ${err.message}`));
       });
       daily.replaceChildren(el("h2", { text: "Today's deal" }),
         el("p", { text: `${d.date} · La Belle Lucie deal ${d.deal_number}` }), go,

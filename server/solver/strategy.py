@@ -1,5 +1,10 @@
 """The computer racer's move choice: a simple, legal, deterministic strategy.
 
+Shared by the bots that race from a terminal (``lucie bot``, ``lucie play
+--bots``: ``client_cli.bot``) and those the server runs for a room created
+with ``bots`` (``server.race.bots``): both import it from here, beside the
+solver, since the server must not import the client.
+
 Order of preference (issue 5):
 
 1. a foundation move (the first top card that can go up);
@@ -17,7 +22,9 @@ depth (one or two builds) sets how far it looks for a useful build. Two
 bots on the same deal so play different games; without a style the choice
 is the first best move (the engine's order).
 
-The server validates every move; the engine only helps choose.
+The server validates every move; the engine only helps choose. Bots are
+named by :func:`bot_name` (``bot-Ada``, ``bot-Bix``…), and the name gives
+the style.
 """
 
 from __future__ import annotations
@@ -37,7 +44,16 @@ from server.rules import (
     legal_moves,
 )
 
-__all__ = ["Style", "choose_move"]
+__all__ = ["BOT_NAMES", "Style", "bot_name", "choose_move"]
+
+BOT_NAMES = ("Ada", "Bix", "Cog", "Dot", "Eon", "Fizz", "Gus", "Hex")
+"""Names given to bots, with a ``bot-`` prefix."""
+
+
+def bot_name(index: int) -> str:
+    """The ``index``-th bot's display name (``bot-Ada``, ``bot-Bix``…)."""
+    base = BOT_NAMES[index % len(BOT_NAMES)]
+    return f"bot-{base}" if index < len(BOT_NAMES) else f"bot-{base}{index // len(BOT_NAMES)}"
 
 
 @dataclass(slots=True)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from client_cli.bot import bot_name
-from client_cli.strategy import Style, choose_move
 from server.rules import FOUNDATION, Position, get_variant, is_legal, new_game
+from server.solver.strategy import Style, bot_name, choose_move
 
 RULES = get_variant("belle-lucie")
 KEY = b"k" * 32

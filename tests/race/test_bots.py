@@ -1,0 +1,119 @@
+"""The bots a room is created with (``RoomOptions.bots``): run by the server on the
+real authority and memory store, they race to the end whoever leaves."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from server.errors import RequestInvalid, ServerFull
+from server.race import RaceAuthority, RoomOptions
+from server.race.timers import RaceConfig
+from server.store.memory import MemoryStore
+
+FINAL_BY_PLAY = {"won", "resigned"}
+"""How a bot's result becomes final by its own play (never ``timed_out``)."""
+
+
+@pytest.fixture
+async def authority() -> AsyncIterator[RaceAuthority]:
+    store = MemoryStore()
+    auth = RaceAuthority(store, RaceConfig(bot_think_ms=0, max_bots=4))
+    yield auth
+    await auth.bots.aclose()
+    await store.close()
+
+
+async def _until(check: Callable[[], Awaitable[bool]], timeout: float = 20.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.02)
+
+
+async def test_bots_race_to_the_end_after_their_creator_is_gone(
+        authority: RaceAuthority) -> None:
+    room, host = await authority.create_room(RoomOptions(bots=2, countdown_s=0,
+                                                         time_limit_s=600))
+    assert [(r.name, r.ready) for r in room.racers] == [("bot-Ada", False), ("bot-Bix", False)]
+    assert authority.bots.running == 2
+    ann, token = await authority.join(room.code, "ann")
+
+    async def bots_ready() -> bool:
+        view = await authority.get_room(room.id)
+        return all(r.ready for r in view.racers if r.id != ann.id)
+
+    await _until(bots_ready)  # once someone else is in the room
+    await authority.set_ready(room.code, ann.id, token, True)  # every racer ready: race on
+    assert (await authority.get_room(room.id)).state == "racing"
+    await authority.resign(room.code, ann.id, token)  # the creator is gone from the race
+
+    async def over() -> bool:
+        return (await authority.get_room(room.id)).state == "over"
+
+    await _until(over)
+    view = await authority.get_room(room.id)
+    bots = [r for r in view.racers if r.id != ann.id]
+    assert all(r.final and r.status in FINAL_BY_PLAY and r.moves > 0 for r in bots), bots
+    assert all((r.finished_ms or 0) < view.time_limit_ms for r in bots)
+    assert max(r.foundation_cards for r in bots) > 0
+    standings = await authority.standings(room.code)
+    assert standings.final and {s.name for s in standings.standings} == {"ann", "bot-Ada",
+                                                                          "bot-Bix"}
+    await _until(lambda: _is(authority.bots.running == 0))  # their driver is done
+    assert host
+
+
+async def _is(value: bool) -> bool:
+    return value
+
+
+async def test_a_room_of_bots_alone_waits_for_its_host(authority: RaceAuthority) -> None:
+    room, host = await authority.create_room(RoomOptions(bots=1, countdown_s=0))
+    await asyncio.sleep(0.3)
+    view = await authority.get_room(room.id)
+    assert view.state == "waiting" and not view.racers[0].ready  # never starts by itself
+    await authority.start(room.code, host)  # the host may race them alone
+
+    async def over() -> bool:
+        return (await authority.get_room(room.id)).state == "over"
+
+    await _until(over)
+    bot = (await authority.get_room(room.id)).racers[0]
+    assert bot.status in FINAL_BY_PLAY and bot.moves > 0
+
+
+async def test_bots_step_out_when_their_process_stops() -> None:
+    store = MemoryStore()
+    slow = RaceAuthority(store, RaceConfig(bot_think_ms=60_000))
+    try:
+        waiting, _ = await slow.create_room(RoomOptions(bots=2, countdown_s=0))
+        racing, host = await slow.create_room(RoomOptions(bots=2, countdown_s=0))
+        ann, token = await slow.join(racing.code, "ann")
+        await slow.start(racing.code, host)
+        assert (await slow.get_room(racing.id)).state == "racing"
+        await slow.bots.aclose()  # the server shuts down
+        assert (await slow.get_room(waiting.id)).racers == []  # left the waiting room
+        after = await slow.get_room(racing.id)
+        assert [(r.name, r.status) for r in after.racers] == [
+            ("bot-Ada", "resigned"), ("bot-Bix", "resigned"), ("ann", "playing")]
+        assert slow.bots.running == 0
+        await slow.resign(racing.code, ann.id, token)
+    finally:
+        await store.close()
+
+
+async def test_the_bots_option_is_checked(authority: RaceAuthority) -> None:
+    with pytest.raises(RequestInvalid) as invalid:
+        await authority.create_room(RoomOptions(bots=2, capacity=2))  # no seat left
+    assert invalid.value.details == {"field": "bots"}
+    with pytest.raises(RequestInvalid):
+        await authority.create_room(RoomOptions(bots=-1))
+    await authority.create_room(RoomOptions(bots=3))
+    with pytest.raises(ServerFull):  # this process runs 4 at most
+        await authority.create_room(RoomOptions(bots=2))
+    assert authority.bots.running == 3
+    assert len(await authority.list_rooms()) == 1  # the refusal created nothing
+    await authority.create_room(RoomOptions(bots=1))
+    assert authority.bots.running == 4
