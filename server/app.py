@@ -39,6 +39,7 @@ from server.api.hub import Hub
 from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
 from server.api.player_routes import player_routes
+from server.api.quick_routes import quick_config, quick_routes
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
@@ -115,7 +116,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         authority = RaceAuthority(store, RaceConfig(
             ended_ttl_ms=settings.ended_ttl_s * 1000,
             waiting_ttl_ms=settings.waiting_ttl_s * 1000,
-            bot_think_ms=settings.bot_think_ms, max_bots=settings.max_bots))
+            bot_think_ms=settings.bot_think_ms, max_bots=settings.max_bots,
+            quick=quick_config(settings)))
         hub = Hub(authority)
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings = settings
@@ -165,6 +167,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *h2h_routes(),
         *solver_routes(),
         *player_routes(),
+        *quick_routes(),
         WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
     ]
     # the metrics' route label: the path template of each API route; the

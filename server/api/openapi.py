@@ -19,6 +19,7 @@ from server.rules import VARIANTS
 from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
 from .player_routes import PLAYER_ENDPOINTS
+from .quick_routes import QUICK_ENDPOINTS
 from .rest import ENDPOINTS, PREFIX, Endpoint
 from .solver_routes import SOLVER_ENDPOINTS
 
@@ -48,7 +49,7 @@ _PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
                                                  "maxLength": 64}),
 }
 """Path and query parameters: description and schema (as the handlers check them)."""
-_ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS, *PLAYER_ENDPOINTS)
+_ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS, *PLAYER_ENDPOINTS, *QUICK_ENDPOINTS)
 _BODY_CODES = ("request/invalid", "request/too_large", "request/unsupported_media_type")
 _STORE_CODES = {"none": (), "read": ("store/unavailable",),
                 "write": ("store/unavailable", "store/busy")}
@@ -131,6 +132,11 @@ _LINKS: dict[str, dict[str, dict[str, Any]]] = {
             "header.Authorization": _bearer("$response.body#/token")}}
         for op in ("setReady", "submitMove", "resign", "getHint", "getGame", "getReplay",
                    "leaveRoom")},
+    "quickRace": {
+        op: {"operationId": op, "parameters": {
+            "path.room": "$response.body#/room/id", "path.racer": "$response.body#/racer/id",
+            "header.Authorization": _bearer("$response.body#/token")}}
+        for op in ("setReady", "submitMove", "resign", "getGame", "getReplay", "leaveRoom")},
 }
 """OpenAPI links (stateful testing, client generators): a new room's id and host
 token lead to its host's operations, a new racer's id and token to theirs."""
@@ -147,7 +153,11 @@ def _operation(ep: Endpoint) -> dict[str, Any]:
                for name in ep.query]
     if params:
         op["parameters"] = params
-    if ep.auth == "optional":
+    if ep.auth == "optional player":
+        op["security"] = [{"bearer": []}, {}]
+        op["description"] = ("Authorization: Bearer <player key> (optional): race as that "
+                             "player (docs/players.md).")
+    elif ep.auth == "optional":
         op["security"] = [{"bearer": []}, {}]
         op["description"] = ("Authorization: Bearer <racer or host token> (optional): what "
                              "it shows depends on who asks (docs/protocol.md, "

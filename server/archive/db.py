@@ -146,6 +146,7 @@ class ArchiveDb:
         self.versus = queries.versus
         self.rating_history = queries.rating_history
         self.rating_board = queries.rating_board
+        self.player_rating = queries.player_rating
 
     async def _migrated(self) -> None:
         if not self.ready:  # down at start: migrate once it answers

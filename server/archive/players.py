@@ -300,6 +300,23 @@ class PlayerQueries:
              "sigma": round(x.sigma, 4), "rating": round(display_rating(x.mu, x.sigma), 4)}
             for x in rows]}
 
+    async def player_rating(self, player_id: str, variant: str) -> float | None:
+        """The player's rating in ``variant`` (mu − 3 sigma), ``None`` before
+        their first rated race there (quick races' bands: docs/protocol.md).
+
+        :raises ArchiveUnavailable:
+        """
+        await self._ready()
+        v = player_variants.c
+        with self._guard():
+            async with self.engine.connect() as conn:
+                row = (await conn.execute(
+                    select(v.mu, v.sigma, v.rated_races)
+                    .where(and_(v.player_id == player_id, v.variant == variant)))).first()
+        if row is None or not row.rated_races:
+            return None
+        return float(display_rating(row.mu, row.sigma))
+
     async def rating_board(self, variant: str, limit: int) -> dict[str, Any]:
         """The best ``limit`` ratings of ``variant`` (``RatingBoard``): players
         with at least one rated race, highest rating (mu − 3 sigma) first,

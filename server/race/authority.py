@@ -51,6 +51,7 @@ from .cache import RaceCache
 from .lobby import Lobby
 from .options import RoomOptions
 from .play import LogsFor, Play
+from .quick import QuickRace
 from .racers import Racers
 from .rooms import Rooms
 from .timers import RaceConfig, RaceOverHook, Timers
@@ -86,6 +87,8 @@ class RaceAuthority:
       :meth:`list_rooms`, :meth:`start`, :meth:`close`;
     - racers (:class:`~.racers.Racers`): :meth:`join`, :meth:`set_ready`,
       :meth:`leave`, :meth:`resign`, :meth:`authenticate`;
+    - quick races (:class:`~.quick.QuickRace`): :meth:`quick` (a seat in the
+      forming lobby of a variant and rating band), the lobbies' own start;
     - play and results (:class:`~.play.Play`): :meth:`game`, :meth:`move`,
       :meth:`standings`, :meth:`replay`, :meth:`racer_log`;
     - finished races (:class:`~.archived.Archived`): :meth:`race`, and the
@@ -109,6 +112,9 @@ class RaceAuthority:
         self.assist.par_known = self.archived.par_known
         self.bots = RoomBots(self, think_ms=self.config.bot_think_ms,
                              max_bots=self.config.max_bots)
+        self.quick_race = QuickRace(store, self.rooms, self.timers, self.lobby, self.racers,
+                                    self.bots, self.config.quick, self.config.waiting_ttl_ms)
+        self.timers.waiting_due = self.quick_race.due
 
         self.get_room = _or_archived(self.lobby.get_room, self.archived.get_room)
         self.list_rooms = self.lobby.list_rooms
@@ -126,6 +132,7 @@ class RaceAuthority:
         self.racer_log = _or_archived(self.play.racer_log, self.archived.racer_log)
         self.hint = self.assist.hint
         self.tick = self.timers.tick
+        self.quick = self.quick_race.join
 
     async def create_room(self, options: RoomOptions) -> tuple[RoomView, str]:
         """A new room in state ``waiting`` → its view (as the host sees it) and the

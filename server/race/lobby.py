@@ -124,7 +124,7 @@ class Lobby:
             deal_number, redeal_key = await draw_winnable_deal(
                 self.assist.solver, rules, None if options.deal == "random" else deal_number)
         host_token = new_token()
-        room_id = new_room_id()
+        room_id = options.room_id or new_room_id()
         code = new_code()
         while not await self.store.rooms.claim_code(code, room_id):
             code = new_code()
@@ -133,7 +133,7 @@ class Lobby:
             redeal_key=redeal_key.hex(), ranked=options.ranked,
             hints=options.hints, winnable_only=options.winnable_only,
             par=rules.cards if options.winnable_only else None,
-            capacity=options.capacity,
+            capacity=options.capacity, quick=options.quick,
             time_limit_ms=options.time_limit_s * 1000, visibility=options.visibility,
             countdown_ms=options.countdown_s * 1000, host_digest=token_digest(host_token),
             created_ms=now, spectator_delay_ms=delay_s * 1000, open_boards=options.open_boards,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .quick_state import QuickState
+
 __all__ = ["RoomOptions"]
 
 
@@ -26,6 +28,10 @@ class RoomOptions:
     """Internal (not on the wire): replay a recorded game's redeals (ghost rooms)."""
     ranked: bool = True
     """Internal: whether final results feed the leaderboards (ghost rooms: no)."""
+    room_id: str | None = None
+    """Internal: the room's id, reserved beforehand (a quick race's forming lobby)."""
+    quick: QuickState | None = None
+    """Internal: the room is a quick-race lobby (:mod:`server.race.quick`)."""
     hints: bool = False
     """Racers may ask the solver for a hint (practice rooms; issue 7)."""
     winnable_only: bool = False

@@ -21,7 +21,7 @@ from .events import FinishedEvent, JoinedEvent, LeftEvent, ReadyEvent
 from .ids import check_name, new_racer_id, new_token, token_digest, token_matches
 from .rooms import Rooms
 from .state import RosterEntry
-from .timers import RETRIES, Timers
+from .timers import RETRIES, Timers, deadline
 from .views import RacerView
 
 __all__ = ["Racers"]
@@ -41,7 +41,9 @@ class Racers:
                    player: str | None = None) -> tuple[RacerView, str]:
         """Join a waiting room → the racer's view and secret token. ``player``:
         the player id the racer races as (the caller checked the player's key;
-        ``name`` is then the player's name), ``None``: anonymous.
+        ``name`` is then the player's name), ``None``: anonymous. In a quick-race
+        lobby the same write sets the lobby's next deadline (in the store's timer
+        index first), or starts the countdown when the racer fills it.
 
         :raises RoomNotFound, RoomNotWaiting, RoomFull, RequestInvalid, RacerNameTaken:
         """
@@ -68,10 +70,21 @@ class Racers:
                                 token_digest=token_digest(token), player=player)
             new = room.model_copy(update={"roster": [*room.roster, entry],
                                           "joins": room.joins + 1})
+            if new.quick is not None:
+                new = new.model_copy(update={"quick": new.quick.joined(len(new.roster), now)})
             view = self.rooms.racer_view(new, entry, None)
+            events = [JoinedEvent(race_clock_ms=present.race_clock(new, now),
+                                  racer=view).logged()]
             try:
-                await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [
-                    JoinedEvent(race_clock_ms=present.race_clock(new, now), racer=view).logged()])
+                if new.quick is not None and len(new.roster) >= new.capacity:
+                    # a full quick-race lobby starts in the join's own write
+                    new = await self.timers.countdown(new, rev, now, events)
+                else:
+                    at = deadline(new)
+                    if at is not None and at != deadline(room):  # a quick lobby's next step
+                        await self.store.indexes.set_timer(room.id, at)  # before the write
+                    await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev,
+                                                     events)
             except VersionConflict:
                 continue
             fresh = self.cache.fresh(new, entry.id)
@@ -138,6 +151,9 @@ class Racers:
                     update.update(state="waiting", start_at_ms=None)
                 new = room.model_copy(update=update)
                 try:
+                    at = deadline(new)
+                    if at is not None and at != deadline(room):  # a quick lobby's next step
+                        await self.store.indexes.set_timer(room.id, at)
                     left = LeftEvent(race_clock_ms=present.race_clock(new, now),
                                      racer=racer_id).logged()
                     await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev,

@@ -110,6 +110,8 @@ class Rooms:
             hints=room.hints, winnable_only=room.winnable_only,
             spectator_delay_ms=0 if room.open_boards else room.spectator_delay_ms,
             open_boards=room.open_boards,
+            quick=room.quick.info(len(room.roster), room.capacity, now)
+            if room.quick is not None and room.state == "waiting" else None,
         )
 
     async def off_lobby(self, room: RoomRecord) -> None:

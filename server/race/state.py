@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .quick_state import QuickState
 from .views import RacerStatus, RoomState
 
 __all__ = ["FINAL_STATUSES", "RacerRecord", "RoomRecord", "RosterEntry"]
@@ -54,6 +55,8 @@ class RoomRecord(_Record):
     ended_ms: int | None = None
     roster: list[RosterEntry] = []
     joins: int = 0
+    quick: QuickState | None = None
+    """A quick-race lobby's state (:mod:`server.race.quick_state`); ``None``: a room."""
     hints: bool = False
     winnable_only: bool = False
     par: int | None = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from server.errors import VersionConflict
@@ -24,11 +24,12 @@ from . import errors as err
 from . import journal, present
 from .cache import RaceCache
 from .events import CountdownEvent, FinishedEvent, RaceOverEvent, StartedEvent
+from .quick_state import QuickConfig
 from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
 from .views import RacerView
 
-__all__ = ["RETRIES", "RaceConfig", "RaceOverHook", "Timers"]
+__all__ = ["RETRIES", "RaceConfig", "RaceOverHook", "Timers", "WaitingDue", "deadline"]
 
 log = logging.getLogger("server.race")
 
@@ -40,6 +41,9 @@ _SWEEP_LIMIT = 10_000
 
 RaceOverHook = Callable[[RoomRecord, Sequence[RacerView]], Awaitable[None]]
 """Called once per race, by the process that ended it, with the final records."""
+WaitingDue = Callable[[RoomRecord, int, int], Awaitable[None]]
+"""Takes a waiting room's due step (room, rev, now): a quick-race lobby's
+(:meth:`server.race.quick.QuickRace.due`); it must change the room."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +58,17 @@ class RaceConfig:
     """The mean pause between a server-run bot's moves (:mod:`server.race.bots`)."""
     max_bots: int = 1000
     """The most server-run bots this process runs at once."""
+    quick: QuickConfig = field(default_factory=QuickConfig)
+    """Quick races (:mod:`server.race.quick`)."""
 
 
 def deadline(room: RoomRecord) -> int | None:
     """The room's pending timer (store clock, ms): the countdown end, the time
-    limit, or ``None`` (waiting, over, closed)."""
+    limit, a waiting quick-race lobby's next step
+    (:meth:`~server.race.quick_state.QuickState.deadline`), or ``None`` (waiting,
+    over, closed)."""
+    if room.state == "waiting" and room.quick is not None:
+        return room.quick.deadline(len(room.roster), room.capacity)
     if room.start_at_ms is None:
         return None
     if room.state == "countdown":
@@ -79,6 +89,8 @@ class Timers:
         self.config = config
         self.race_over_hooks: list[RaceOverHook] = []
         """Called once per race, by the process that ended it (leaderboards, par)."""
+        self.waiting_due: WaitingDue | None = None
+        """A waiting room's due step (quick-race lobbies; set by the authority)."""
 
     async def load(self, ref: str) -> tuple[RoomRecord, int, int]:
         """The room (timers advanced), its rev and the service clock now (ms).
@@ -98,8 +110,12 @@ class Timers:
             if self.due(room, now):
                 if room.state == "countdown":
                     await self.start_race(room, got.rev)
-                else:
+                elif room.state == "racing":
                     await self.end_race(room.id)
+                elif self.waiting_due is not None:
+                    await self.waiting_due(room, got.rev, now)
+                else:
+                    return room, got.rev, now
                 continue
             return room, got.rev, now
         raise err.RoomNotFound(f"room {ref!r} is too busy; try again")
@@ -233,7 +249,8 @@ class Timers:
         raise VersionConflict(f"racer {racer_id}: too many concurrent writes")
 
     async def tick(self) -> int:
-        """Advance the timers that are due (countdown end, time limit); returns
+        """Advance the timers that are due (countdown end, time limit, quick-race
+        lobbies); returns
         how many rooms were looked at. Only rooms with a due timer in the
         store's index are read (:meth:`RoomIndexes.due_timers`), so idle, waiting and
         finished rooms cost nothing. Safe to run in every process at once."""

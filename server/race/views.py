@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from server.rules import RuleSet
 
+from .quick_state import QuickInfo
+
 __all__ = [
     "Ack",
     "GameView",
@@ -106,6 +108,8 @@ class RoomView(_View):
         60_000, description="during the race, spectators see boards this far behind the race "
         "clock (0: live, in open-boards rooms)")
     open_boards: bool = Field(False, description="spectators see boards live during the race")
+    quick: QuickInfo | None = Field(None, description="a quick-race lobby while it waits "
+                                    "(docs/protocol.md, \"Quick race\"); else null")
 
 
 class PositionView(_View):

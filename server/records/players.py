@@ -153,3 +153,8 @@ class PlayerArchive(Protocol):
     async def rating_board(self, variant: str, limit: int) -> dict[str, Any]:
         """``RatingBoard`` fields, best rating first."""
         ...
+
+    async def player_rating(self, player_id: str, variant: str) -> float | None:
+        """The player's rating (mu − 3 sigma) in ``variant``; ``None`` before
+        their first rated race there (quick races' rating bands)."""
+        ...

@@ -17,6 +17,9 @@ ran; a server that keeps idle connections longer than its clients and proxies
 do (60 s is the common proxy idle timeout) leaves the closing to them. Under
 the load test (issue 8), a host waiting 5 s for its room to fill lost its
 start request that way on a slow machine.
+
+Size: one model holds every setting, each with its description (the source of
+docs/settings.md): splitting it would split that one table.
 """
 
 from __future__ import annotations
@@ -151,6 +154,26 @@ class Settings(BaseSettings):
     max_bots: int = Field(1000, ge=0, description="computer racers this process runs at once; "
                                                   "above: 503 `server/full` for a room with "
                                                   "`bots` (docs/protocol.md)")
+    quick_capacity: int = Field(6, ge=2, le=64, description="racers of a quick-race lobby; "
+                                                          "full, it starts at once "
+                                                          "(docs/protocol.md, \"Quick race\")")
+    quick_wait_s: float = Field(20.0, gt=0, le=600, description="seconds a quick-race lobby "
+                                                               "waits after its second racer "
+                                                               "joined, then starts")
+    quick_fill_s: float = Field(30.0, gt=0, le=3600, description="seconds a racer alone in a "
+                                                                "quick-race lobby waits before "
+                                                                "computer racers join")
+    quick_bots: int = Field(3, ge=0, le=63, description="computer racers a lone quick racer "
+                                                       "gets (run by the process that seats "
+                                                       "them); 0: they wait for people")
+    quick_time_limit_s: int = Field(600, ge=10, le=14400, description="time limit of quick "
+                                                                     "races, seconds")
+    quick_band_width: float = Field(5.0, gt=0, description="rating points per quick-race "
+                                                          "band (mu − 3 sigma; anonymous "
+                                                          "racers: 0)")
+    quick_widen_s: float = Field(10.0, gt=0, description="a quick-race lobby also takes "
+                                                        "racers one band further away per "
+                                                        "this many seconds it has waited")
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
         "info", description="log level of the server's and uvicorn's lines (any case)")
     log_format: Literal["json", "text", "auto"] = Field(

@@ -91,7 +91,9 @@ from server.runtime.jsoncodec import json_bytes
 __all__ = [
     "Event",
     "EventsTooOld",
+    "FormingLobby",
     "LiveStore",
+    "LobbySeat",
     "PendingArchive",
     "RacerGames",
     "Record",
@@ -281,10 +283,33 @@ class RoomEventLog(Protocol):
         """
 
 
+class FormingLobby(NamedTuple):
+    """A forming-lobby pointer as read (:meth:`RoomIndexes.forming_lobbies`)."""
+
+    room_id: str
+    opened_ms: int
+    """When the pointer was set to this room (service clock, Unix ms)."""
+    seats: int
+    """Seats handed out in it so far (:meth:`RoomIndexes.take_seat`)."""
+
+
+class LobbySeat(NamedTuple):
+    """A seat :meth:`RoomIndexes.take_seat` handed out."""
+
+    room_id: str
+    opened_ms: int
+    seat: int
+    """1 … capacity: the seats handed out in this lobby, this one included."""
+    opened: bool
+    """The caller's ``open_room`` became the lobby: the caller creates the room."""
+
+
 class RoomIndexes(Protocol):
     """The service-wide indexes of rooms: the lobby (public rooms that may
-    take racers) and the room timers. Both are hints the authority checks
-    against each room's record."""
+    take racers), the room timers, and the forming-lobby pointers of quick
+    races (one per slot, e.g. a variant and rating band: which room the next
+    quick-race caller of that slot goes to). All are hints the authority
+    checks against each room's record."""
 
     async def add_to_lobby(self, room_id: str, until_ms: int) -> None:
         """List the room in the lobby index until ``until_ms`` (Unix ms of
@@ -322,6 +347,34 @@ class RoomIndexes(Protocol):
         sweep costs nothing for idle or finished rooms. Listing does not
         remove: the caller clears (or moves) each timer it has handled. (The
         sweep calls this every tick; a backend may purge expired rooms then.)"""
+
+    async def forming_lobbies(self, slots: Sequence[str]) -> dict[str, FormingLobby]:
+        """The forming-lobby pointer of each of ``slots`` that has one (one read:
+        Redis ``MGET``); slots without a pointer, or whose pointer expired, are
+        left out."""
+
+    async def take_seat(self, slot: str, capacity: int, *, room_id: str | None = None,
+                        open_room: str | None = None, now_ms: int = 0,
+                        ttl_ms: int = 0) -> LobbySeat | None:
+        """Hand out one seat of ``slot``'s forming lobby, atomically (one write):
+
+        - the pointer names a room (``room_id`` when given, else any) with fewer
+          than ``capacity`` seats handed out: one more seat of it;
+        - else, with ``open_room``, when the slot has no pointer or its room has
+          all its seats out: the pointer is replaced by ``open_room`` (opened at
+          ``now_ms``, expiring ``ttl_ms`` later) with its first seat, and
+          ``opened`` says the caller must create that room;
+        - else ``None`` (the pointer moved on from ``room_id``, or is full).
+
+        So callers at once fill one lobby after another: never two seats more
+        than ``capacity`` in one pointer, never two lobbies opened for one slot
+        from the same full one.
+        """
+
+    async def retire_lobby(self, slot: str, room_id: str) -> bool:
+        """Drop ``slot``'s pointer if it still names ``room_id`` (compare-and-delete:
+        a lobby opened meanwhile stays); whether it was dropped. Callers retire a
+        lobby that started, filled, closed or vanished."""
 
     async def room_counts(self) -> dict[str, int]:
         """How many rooms the indexes hold, for metrics: ``live`` (every room not

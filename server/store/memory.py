@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
-from .base import Event, Record, VersionConflict, Versioned, decode_record
+from .base import Event, FormingLobby, LobbySeat, Record, VersionConflict, Versioned, decode_record
 from .memory_state import MemoryClock, MemoryState, kept
 
 __all__ = [
@@ -274,6 +274,18 @@ class MemoryIndexes:
             st.sweep()
         due = sorted((at, rid) for rid, at in st.timers.items() if at <= now_ms)
         return [(rid, at) for at, rid in due[:limit]]
+
+    async def forming_lobbies(self, slots: Sequence[str]) -> dict[str, FormingLobby]:
+        got = {slot: self._state.forming_lobby(slot) for slot in slots}
+        return {slot: lobby for slot, lobby in got.items() if lobby is not None}
+
+    async def take_seat(self, slot: str, capacity: int, *, room_id: str | None = None,
+                        open_room: str | None = None, now_ms: int = 0,
+                        ttl_ms: int = 0) -> LobbySeat | None:
+        return self._state.take_seat(slot, capacity, room_id, open_room, now_ms, ttl_ms)
+
+    async def retire_lobby(self, slot: str, room_id: str) -> bool:
+        return self._state.retire_lobby(slot, room_id)
 
     async def room_counts(self) -> dict[str, int]:
         st = self._state

@@ -20,7 +20,16 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .base import Event, EventsTooOld, Record, StoreUnavailable, decode_record, encode_record
+from .base import (
+    Event,
+    EventsTooOld,
+    FormingLobby,
+    LobbySeat,
+    Record,
+    StoreUnavailable,
+    decode_record,
+    encode_record,
+)
 
 __all__ = ["MemoryClock", "MemoryRoom", "MemoryState", "kept"]
 
@@ -79,7 +88,8 @@ class MemoryRoom:
 
 class MemoryState:
     """Rooms by id and the indexes: ``codes`` (code → room id), ``timers``
-    (room id → deadline, Unix ms), ``lobby`` (room id → until when listed).
+    (room id → deadline, Unix ms), ``lobby`` (room id → until when listed),
+    ``forming`` (quick-race forming-lobby pointers).
 
     ``event_retention``: events kept per room (at least 1).
     """
@@ -93,6 +103,8 @@ class MemoryState:
         self.lobby: dict[str, int] = {}
         self.pending: dict[str, int] = {}
         """Room id → until when its archive claim holds (Unix ms; 0: unclaimed)."""
+        self.forming: dict[str, tuple[str, int, int, int]] = {}
+        """Quick-race slot → (room id, opened ms, seats handed out, until when kept)."""
         self.swept_ms = 0
         self.closed = False
 
@@ -161,6 +173,36 @@ class MemoryState:
             raise EventsTooOld(f"events after {since} are gone (oldest kept: {room.first_seq})")
         start = max(0, since + 1 - room.first_seq)
         return [decode_record(room.events[i]) for i in range(start, len(room.events))]
+
+    def forming_lobby(self, slot: str) -> FormingLobby | None:
+        """The slot's forming-lobby pointer, unless absent or expired."""
+        self.check_open()
+        got = self.forming.get(slot)
+        if got is not None and got[3] <= self.clock.now():
+            del self.forming[slot]
+            return None
+        return None if got is None else FormingLobby(got[0], got[1], got[2])
+
+    def take_seat(self, slot: str, capacity: int, room_id: str | None, open_room: str | None,
+                  now_ms: int, ttl_ms: int) -> LobbySeat | None:
+        """``RoomIndexes.take_seat`` in one step (nothing here awaits)."""
+        got = self.forming_lobby(slot)
+        if got is not None and room_id in (None, got.room_id) and got.seats < capacity:
+            until = self.forming[slot][3]
+            self.forming[slot] = (got.room_id, got.opened_ms, got.seats + 1, until)
+            return LobbySeat(got.room_id, got.opened_ms, got.seats + 1, False)
+        if open_room is not None and (got is None or got.seats >= capacity):
+            self.forming[slot] = (open_room, now_ms, 1, self.clock.now() + ttl_ms)
+            return LobbySeat(open_room, now_ms, 1, True)
+        return None
+
+    def retire_lobby(self, slot: str, room_id: str) -> bool:
+        """``RoomIndexes.retire_lobby``: drop the pointer if it names ``room_id``."""
+        got = self.forming_lobby(slot)
+        if got is None or got.room_id != room_id:
+            return False
+        del self.forming[slot]
+        return True
 
     def sweep(self) -> int:
         """Purge every expired room now; returns how many were purged."""

@@ -123,6 +123,10 @@ class RedisContext:
         """Sorted set: room id → until when the lobby lists it (Unix ms)."""
         return f"{self.prefix}lobby"
 
+    def quick_key(self, slot: str) -> str:
+        """A quick race's forming-lobby pointer (``RoomIndexes.take_seat``)."""
+        return f"{self.prefix}quick:{slot}"
+
     @property
     def timers_key(self) -> str:
         """Sorted set: room id → its next timer deadline (Unix ms)."""

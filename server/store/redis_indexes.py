@@ -1,18 +1,23 @@
-"""The room indexes of the Redis store: the lobby and the room timers.
+"""The room indexes of the Redis store: the lobby, the room timers and the
+quick races' forming lobbies.
 
 Two sorted sets under the key prefix ``P``: ``Plobby`` (public waiting room →
 until when the lobby lists it, Unix ms) and ``Ptimers`` (room → its next
 timer deadline, Unix ms). Both live outside the rooms' hash-tag slots; a
 timer is cleared with a compare-and-delete script
-(:data:`~server.store.redis_scripts.CLEAR_TIMER`).
+(:data:`~server.store.redis_scripts.CLEAR_TIMER`). A forming-lobby pointer is
+one string per slot, ``Pquick:<slot>``, changed only by two one-key scripts
+(:data:`~server.store.redis_scripts.TAKE_SEAT`,
+:data:`~server.store.redis_scripts.RETIRE_LOBBY`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .base import FormingLobby, LobbySeat
 from .redis_context import RedisContext, unavailable
-from .redis_scripts import CLEAR_TIMER
+from .redis_scripts import CLEAR_TIMER, RETIRE_LOBBY, TAKE_SEAT
 
 __all__ = ["RedisIndexes"]
 
@@ -23,6 +28,8 @@ class RedisIndexes:
     def __init__(self, ctx: RedisContext) -> None:
         self._ctx = ctx
         self._clear_timer = ctx.script(CLEAR_TIMER)
+        self._take_seat = ctx.script(TAKE_SEAT, "take_seat")
+        self._retire_lobby = ctx.script(RETIRE_LOBBY, "retire_lobby")
 
     async def add_to_lobby(self, room_id: str, until_ms: int) -> None:
         with unavailable():
@@ -60,6 +67,37 @@ class RedisIndexes:
                                withscores=True)
             _, _, rows = await pipe.execute()
         return [(rid.decode(), int(at)) for rid, at in rows]
+
+    async def forming_lobbies(self, slots: Sequence[str]) -> dict[str, FormingLobby]:
+        if not slots:
+            return {}
+        with unavailable():
+            values = await self._ctx.redis.mget([self._ctx.quick_key(s) for s in slots])
+        out = {}
+        for slot, raw in zip(slots, values, strict=True):
+            if raw is not None:
+                text = raw.decode() if isinstance(raw, bytes) else str(raw)
+                room, opened, seats = text.split("\n")
+                out[slot] = FormingLobby(room, int(opened), int(seats))
+        return out
+
+    async def take_seat(self, slot: str, capacity: int, *, room_id: str | None = None,
+                        open_room: str | None = None, now_ms: int = 0,
+                        ttl_ms: int = 0) -> LobbySeat | None:
+        with unavailable():
+            got = await self._ctx.eval(self._take_seat, [self._ctx.quick_key(slot)], [
+                capacity, room_id or "", open_room or "", now_ms, max(1, ttl_ms)])
+        if not got:
+            return None
+        room, opened, seat, mine = got
+        return LobbySeat(room.decode() if isinstance(room, bytes) else str(room),
+                         int(opened), int(seat), bool(int(mine)))
+
+    async def retire_lobby(self, slot: str, room_id: str) -> bool:
+        with unavailable():
+            got = await self._ctx.eval(self._retire_lobby, [self._ctx.quick_key(slot)],
+                                       [room_id])
+        return bool(got)
 
     async def room_counts(self) -> dict[str, int]:
         ctx = self._ctx

@@ -18,7 +18,9 @@ Outside the room's slot: ``P{code:C}`` → room id (short codes);
 ``Plobby`` — sorted set of public waiting rooms scored by until when they are
 listed; ``Ptimers`` — sorted set of rooms scored by their next timer (Unix ms);
 ``Parchive`` — sorted set of finished rooms not yet archived, scored by until
-when their archive claim holds (Unix ms; 0: unclaimed). A pending room's hash
+when their archive claim holds (Unix ms; 0: unclaimed); ``Pquick:<slot>`` —
+a quick race's forming-lobby pointer, ``"<room id>\n<opened ms>\n<seats>"``
+with the lobby's expiry (:data:`TAKE_SEAT`, :data:`RETIRE_LOBBY`). A pending room's hash
 has the field ``archive`` and none of its keys expire until it is archived
 (:data:`END_ROOM` adds it in the write that ends the race; :data:`ARCHIVED`
 takes it off and sets the expiry). That one script writes both the room's slot
@@ -44,8 +46,10 @@ __all__ = [
     "END_ROOM",
     "EXPIRE_CODE",
     "EXPIRE_ROOM",
+    "RETIRE_LOBBY",
     "SAVE_RACER",
     "SAVE_ROOM",
+    "TAKE_SEAT",
 ]
 
 _LIB: Final = r"""
@@ -198,6 +202,41 @@ CLEAR_TIMER: Final = r"""
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) == tonumber(ARGV[2]) then
   return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
+TAKE_SEAT: Final = r"""
+-- KEYS[1] a forming-lobby pointer; ARGV: capacity, the room wanted or '',
+-- the room to open or '', now ms, ttl ms. Returns {room, opened ms, seat, 1 when
+-- the caller opens the room else 0}, or false (RoomIndexes.take_seat).
+local cur = redis.call('GET', KEYS[1])
+local room, opened, seats
+if cur then
+  local a = string.find(cur, '\n', 1, true)
+  local b = string.find(cur, '\n', a + 1, true)
+  room = string.sub(cur, 1, a - 1)
+  opened = string.sub(cur, a + 1, b - 1)
+  seats = tonumber(string.sub(cur, b + 1))
+end
+local cap = tonumber(ARGV[1])
+if room and (ARGV[2] == '' or ARGV[2] == room) and seats < cap then
+  seats = seats + 1
+  redis.call('SET', KEYS[1], room .. '\n' .. opened .. '\n' .. seats, 'KEEPTTL')
+  return {room, opened, seats, 0}
+end
+if ARGV[3] ~= '' and (not room or seats >= cap) then
+  redis.call('SET', KEYS[1], ARGV[3] .. '\n' .. ARGV[4] .. '\n1', 'PX', ARGV[5])
+  return {ARGV[3], ARGV[4], 1, 1}
+end
+return false
+"""
+
+RETIRE_LOBBY: Final = r"""
+-- KEYS[1] a forming-lobby pointer; ARGV[1] the room it must still name
+local cur = redis.call('GET', KEYS[1])
+if cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '\n' then
+  return redis.call('DEL', KEYS[1])
 end
 return 0
 """

@@ -96,6 +96,12 @@ class PlayerContract:
         assert va["average_foundation_cards"] == 52 and vb["average_foundation_cards"] == 7
         history = await db.rating_history(a, "belle-lucie")
         assert [p["race"] for p in history["points"]] == [doc["race_id"]]
+        # the rating quick races band by (docs/protocol.md, "Quick race")
+        assert await db.player_rating(a, "belle-lucie") == pytest.approx(
+            va["rating"]["rating"], abs=1e-3)
+        assert await db.player_rating(a, "trefoil") is None  # no rated race there
+        anon_only, _ = await new_player(db, "nobody rated")
+        assert await db.player_rating(anon_only, "belle-lucie") is None
 
     async def test_ties_are_kept_and_unrated_races_leave_ratings(self, db: ArchiveDb) -> None:
         a, _ = await new_player(db, "tie one")

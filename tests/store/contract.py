@@ -255,6 +255,61 @@ class RoomIndexesContract:
         await store.indexes.clear_timer(b)
         assert (await store.indexes.room_counts())["running"] == before["running"]
 
+    async def test_forming_lobbies_fill_one_after_another(self, store: LiveStore) -> None:
+        """200 callers at once, 6 seats a lobby: 34 lobbies, each opened once and
+        by one caller, none given more than 6 seats, every caller one seat."""
+        slot = "t-" + _rid()
+        now = await store.clock.now_ms()
+
+        async def call(i: int) -> Any:
+            return await store.indexes.take_seat(slot, 6, open_room=f"room{i}", now_ms=now,
+                                                 ttl_ms=60_000)
+
+        seats = await asyncio.gather(*(call(i) for i in range(200)))
+        assert all(s is not None for s in seats)
+        by_room: dict[str, list[int]] = {}
+        for seat in seats:
+            by_room.setdefault(seat.room_id, []).append(seat.seat)
+        assert len(by_room) == 34
+        for room, numbers in by_room.items():
+            assert sorted(numbers) == list(range(1, len(numbers) + 1)), room
+            openers = [s for s in seats if s.room_id == room and s.opened]
+            assert len(openers) == 1 and openers[0].seat == 1 and openers[0].room_id == room
+        assert sorted(len(n) for n in by_room.values()) == [2] + [6] * 33
+        last = next(r for r, n in by_room.items() if len(n) == 2)
+        assert await store.indexes.forming_lobbies([slot, slot + "x"]) == {
+            slot: (last, now, 2)}
+
+    async def test_forming_lobby_pointer_compare_and_set(self, store: LiveStore) -> None:
+        slot, other = "t-" + _rid(), "t-" + _rid()
+        now = await store.clock.now_ms()
+        assert await store.indexes.forming_lobbies([slot]) == {}
+        assert await store.indexes.take_seat(slot, 2) is None  # no pointer, nothing to open
+        assert await store.indexes.take_seat(slot, 2, room_id="a") is None
+        first = await store.indexes.take_seat(slot, 2, open_room="a", now_ms=now - 5,
+                                              ttl_ms=60_000)
+        assert first == ("a", now - 5, 1, True)
+        assert await store.indexes.take_seat(slot, 2, room_id="b") is None  # not that room
+        assert await store.indexes.take_seat(slot, 2, room_id="a") == ("a", now - 5, 2, False)
+        assert await store.indexes.take_seat(slot, 2, room_id="a") is None  # full
+        assert (await store.indexes.forming_lobbies([slot]))[slot].seats == 2
+        # full: the next caller's room replaces it (compare-and-set on the seat count)
+        assert await store.indexes.take_seat(slot, 2, open_room="b", now_ms=now,
+                                             ttl_ms=60_000) == ("b", now, 1, True)
+        assert not await store.indexes.retire_lobby(slot, "a")  # a replaced room: kept
+        assert await store.indexes.forming_lobbies([slot]) == {slot: ("b", now, 1)}
+        assert await store.indexes.retire_lobby(slot, "b")
+        assert await store.indexes.forming_lobbies([slot]) == {}
+        assert not await store.indexes.retire_lobby(slot, "b")
+        # a retired slot opens again; a pointer vanishes with its lobby's expiry
+        assert await store.indexes.take_seat(slot, 2, open_room="c", now_ms=now,
+                                             ttl_ms=100) == ("c", now, 1, True)
+        await store.indexes.take_seat(other, 2, open_room="d", now_ms=now, ttl_ms=60_000)
+        await asyncio.sleep(0.3)
+        assert await store.indexes.forming_lobbies([slot, other]) == {other: ("d", now, 1)}
+        assert await store.indexes.take_seat(slot, 2, room_id="c") is None
+
+
 class ServiceClockContract:
     """ServiceClock: Unix ms, moving forward."""
 
