@@ -80,21 +80,27 @@ def _more() -> bool:
 
 
 async def _paged(fetch: Callable[[str | None], Awaitable[Page]], show: Callable[[Page], None],
-                 *, all_pages: bool, more_hint: str) -> Page:
-    """Fetch and show pages until the last, the user stops, or (not on a
-    terminal, without ``all_pages``) after the first; the first page."""
-    page = first = await fetch(None)
+                 *, items: str, all_pages: bool, more_hint: str) -> None:
+    """Show pages of ``items`` until the last or until the user stops; not on a
+    terminal, the first page only (with ``more_hint``); ``all_pages``: every
+    page, shown as one."""
+    page = await fetch(None)
+    if all_pages:
+        merged = page
+        while page["next"]:
+            page = await fetch(page["next"])
+            merged = {**merged, items: merged[items] + page[items], "next": page["next"]}
+        show(merged)
+        return
     show(page)
     while page["next"]:
-        if not all_pages:
-            if not _interactive():
-                console.print(more_hint, markup=False)
-                break
-            if not _more():
-                break
+        if not _interactive():
+            console.print(more_hint, markup=False)
+            break
+        if not _more():
+            break
         page = await fetch(page["next"])
         show(page)
-    return first
 
 
 def _me_or(me: PlayerKey | None, usage: str) -> str:
@@ -132,7 +138,7 @@ def _history(args: argparse.Namespace) -> int:
 
         async with LucieClient(url) as client:
             await _paged(lambda cursor: client.player_races(who, limit, cursor), show,
-                         all_pages=args.all,
+                         items="races", all_pages=args.all,
                          more_hint=f"Older races: {lucie_command()} history"
                          + (f" {shlex.quote(args.name)}" if args.name else "") + " --all")
         return 0
@@ -182,7 +188,7 @@ def _h2h(args: argparse.Namespace) -> int:
 
         async with LucieClient(url) as client:
             await _paged(lambda cursor: client.versus(a, b, limit, cursor), show,
-                         all_pages=args.all,
+                         items="shared", all_pages=args.all,
                          more_hint="Older shared races: add --all")
         return 0
 

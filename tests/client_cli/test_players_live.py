@@ -121,6 +121,9 @@ def test_race_as_players_then_history_h2h_me_and_the_rating_board(
     rc, _, err = users.lucie("bob", "join", code, "--name", "robert")
     assert rc == 0 and f"racing as your player {bob}" in err
     assert users.lucie("ada", "join", code, "--anonymous", "--name", "carol")[0] == 0
+    rc, _, err = users.lucie("ada", "join", code)  # a second terminal, same player
+    assert rc == 1 and f"another racer in this room is called {ada}" in err
+    assert "--anonymous --name OTHER" in err and len(seats) == 3
     names = asyncio.run(_race(users.url, code, host, seats))
     assert names == [ada, bob, "carol"]  # a player races under its name; --anonymous not
 

@@ -4,24 +4,28 @@ the players routes answer said in words (a stub server answers them)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import platformdirs
 import pytest
 
-from client_cli import player_key
+from client_cli import history_cmd, player_key
 from client_cli.api import ApiError
 from client_cli.cli import main
 from client_cli.history_cmd import compare_command, race_rows, shared_rows
 from client_cli.leaderboard_cmd import rating_rows
 from client_cli.player_cmd import profile_rows, rating_chart
+from client_cli.player_common import anonymous_tip
 from client_cli.player_key import config_dir, key_path, load_key, save_key, server_id
 
 PLAYER = {"id": "pAbc123", "name": "Ada", "created_at_ms": 1_700_000_000_000}
@@ -259,3 +263,77 @@ def test_a_key_that_is_not_the_players_in_words(stub: tuple[str, type[_Stub]], c
     err = capsys.readouterr().err
     assert "is not the key of player Ada" in err and "nothing was deleted" in err
     assert key_path(url).exists()
+
+
+class _Pages(_Stub):
+    """Three pages of a player's races (two races each but the last); notes the queries."""
+
+    queries: list[dict[str, list[str]]]
+
+    def do_GET(self) -> None:
+        query = parse_qs(urlsplit(self.path).query)
+        self.queries.append(query)
+        page = int((query.get("cursor") or ["0"])[0])
+        races = [{"ended_at_ms": 1_700_000_000_000 - 1000 * n, "room_code": f"ROOM{n:02d}",
+                  "variant": "belle-lucie", "deal_number": n, "rank": 1, "racers": 2,
+                  "foundation_cards": n, "reach_time_ms": None, "status": "resigned",
+                  "points": 1, "ranked": True}
+                 for n in range(2 * page, min(2 * page + 2, 5))]
+        self.status = 200
+        self.body = {"races": races, "next": str(page + 1) if page < 2 else None}
+        self._answer()
+
+
+@pytest.fixture
+def pages() -> Iterator[tuple[str, type[_Pages]]]:
+    handler = type("Pages", (_Pages,), {"queries": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    server.shutdown()
+    server.server_close()
+
+
+def test_history_pages_by_cursor(pages: tuple[str, type[_Pages]], config: Path,
+                                 monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    url, handler = pages
+    assert main(["history", "Ada Lovelace", "--limit", "2", "--server", url]) == 0
+    out = capsys.readouterr().out
+    assert "ROOM00" in out and "ROOM01" in out and "ROOM02" not in out
+    assert "Older races: " in out and "history 'Ada Lovelace' --all" in out
+    assert [q.get("cursor") for q in handler.queries] == [None]
+    assert handler.queries[0]["limit"] == ["2"]
+
+    handler.queries.clear()
+    assert main(["history", "Ada", "--all", "--server", url]) == 0
+    out = capsys.readouterr().out
+    assert all(f"ROOM0{n}" in out for n in range(5)) and "Older races" not in out  # one table
+    assert [q.get("cursor") for q in handler.queries] == [None, ["1"], ["2"]]
+
+    handler.queries.clear()  # on a terminal: Enter for the next page, q to stop
+    monkeypatch.setattr(history_cmd, "_interactive", lambda: True)
+    answers = iter(["", "q"])
+    monkeypatch.setattr("builtins.input", lambda _prompt="": next(answers))
+    assert main(["history", "Ada", "--limit", "2", "--server", url]) == 0
+    out = capsys.readouterr().out
+    assert "ROOM03" in out and "ROOM04" not in out and "Older races:" not in out
+    assert len(handler.queries) == 2
+
+
+def test_a_tip_after_an_anonymous_race_on_a_terminal(
+        config: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    url = "http://127.0.0.1:9"
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    anonymous_tip(argparse.Namespace(anonymous=False), url)
+    assert "me --create NAME" in capsys.readouterr().out
+    anonymous_tip(argparse.Namespace(anonymous=True), url)  # asked for it: no tip
+    save_key(url, PLAYER, "lpk_secret")
+    anonymous_tip(argparse.Namespace(anonymous=False), url)  # raced as the player
+    assert capsys.readouterr().out == ""
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    player_key.remove_key(url)
+    anonymous_tip(argparse.Namespace(anonymous=False), url)  # not a terminal
+    assert capsys.readouterr().out == ""
