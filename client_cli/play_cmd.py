@@ -29,6 +29,7 @@ from .common import (
     room_link,
 )
 from .embedded import ensure_server
+from .player_common import anonymous_tip, join_as_player, stored_player
 
 if TYPE_CHECKING:
     from .board.app import RaceApp
@@ -99,6 +100,7 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
             room = await client.get_room(code)
             seat = Seat(url, room.id)
         else:
+            player = stored_player(args, url)
             if code is None:
                 created = await client.create_room(
                     variant=args.variant, deal=args.deal, capacity=args.capacity,
@@ -109,7 +111,8 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                 print(f"Room {code} (deal {created.room.deal_number}). "
                       f"A second player joins with:  {lucie_command()} join {code}  "
                       f"Browser: {room_link(url, code)}", flush=True)
-            joined = await join_room(client, code, args.name)
+            joined = await (join_room(client, code, args.name) if player is None
+                            else join_as_player(client, code, player, host_token))
             room = await client.get_room(code)
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
             for i in range(getattr(args, "bots", 0)):
@@ -253,7 +256,9 @@ def _run(args: argparse.Namespace) -> int:
     embedded = getattr(args, "embedded", False)
     try:
         with ensure_server(url, allow_start=embedded) as hosting:
-            return asyncio.run(race(args, url, hosting=hosting))
+            status = asyncio.run(race(args, url, hosting=hosting))
+        anonymous_tip(args, url)
+        return status
     except ApiError as exc:
         print(f"lucie {args.command}: {exc.message}", file=sys.stderr)
         if exc.code == "client/unreachable" and not embedded:
@@ -274,7 +279,10 @@ def _run(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None,
-                   help="your display name (default: your login, with -2, -3… when taken)")
+                   help="your display name when anonymous (default: your login, with -2, -3… "
+                   "when taken); a player races under its own name")
+    p.add_argument("--anonymous", action="store_true",
+                   help="race without your player (lucie me): not rated, not in your history")
     add_server_arg(p)
 
 
@@ -288,7 +296,8 @@ def add_parser(sub: Subparsers) -> None:
         "As host, type s and Enter to start the countdown.\n\nBoard keys: type a move and "
         "Enter: 3f (fan 3 to its foundation), 3 7 (fan 3 onto fan 7), r redeal, u undo, "
         "a autoplay, m 5H f (merci), q resign/quit. Mouse: click a card, then a highlighted "
-        "place; double-click sends to the foundation.",
+        "place; double-click sends to the foundation.\n\nYou race as your player (rated, in "
+        "your history) once you have one on the server: lucie me --create NAME.",
         epilog="examples:\n  lucie play --bots 3\n  lucie play --deal 123 --time-limit 600\n"
         "  lucie play --code ABCD         (join instead of creating)\n"
         "  lucie play --variant trefoil --bots 2 --start-in 10", formatter_class=fmt)
@@ -320,7 +329,8 @@ def add_parser(sub: Subparsers) -> None:
     p.set_defaults(func=_run, command="play", embedded=True)
 
     p = sub.add_parser("join", help="join a room by its code and race",
-                       description="Join the room with this code and race on the board.",
+                       description="Join the room with this code and race on the board (as "
+                       "your player when you have one: lucie me).",
                        epilog="examples:\n  lucie join ABCD\n  lucie join ABCD --name bob "
                        "--server http://192.168.1.5:8000", formatter_class=fmt)
     p.add_argument("code", help="room code (or id)")
