@@ -4,14 +4,11 @@
 key it answers with (shown once) in the user's configuration folder, one
 file per server URL — a key belongs to one server's database:
 
-* Linux and other Unix: ``$XDG_CONFIG_HOME/belle-lucie-race`` (an absolute
-  ``XDG_CONFIG_HOME``), else ``~/.config/belle-lucie-race``;
-* macOS: ``~/Library/Application Support/belle-lucie-race``;
-* Windows: ``%LOCALAPPDATA%\\belle-lucie-race\\belle-lucie-race``;
-* ``$LUCIE_CONFIG_DIR`` instead of all of these when set.
-
-These are the folders of ``platformdirs.user_config_dir("belle-lucie-race")``,
-computed here because platformdirs is not a dependency of the client extra.
+``platformdirs.user_config_dir("belle-lucie-race")`` — on Linux
+``$XDG_CONFIG_HOME/belle-lucie-race``, else ``~/.config/belle-lucie-race``;
+macOS ``~/Library/Application Support/belle-lucie-race``; Windows
+``%LOCALAPPDATA%\\belle-lucie-race\\belle-lucie-race`` — or
+``$LUCIE_CONFIG_DIR`` when set.
 
 Inside, ``players/<server>.json`` holds ``{"server", "player": {"id", "name",
 "created_at_ms"}, "key"}``. The file is created with mode 0600 (``O_EXCL``:
@@ -33,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import platformdirs
+
 from .errors import ApiError
 from .rest import server_url
 
@@ -48,15 +47,7 @@ def config_dir() -> Path:
     explicit = os.environ.get("LUCIE_CONFIG_DIR", "").strip()
     if explicit:
         return Path(explicit).expanduser()
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA", "").strip() or str(
-            Path.home() / "AppData" / "Local")
-        return Path(base) / APP_NAME / APP_NAME
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / APP_NAME
-    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    base_dir = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
-    return base_dir / APP_NAME
+    return Path(platformdirs.user_config_dir(APP_NAME))
 
 
 def server_id(url: str | None) -> str:

@@ -40,7 +40,7 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_folder_is_platformdirs_user_config_dir(monkeypatch: pytest.MonkeyPatch,
                                                     tmp_path: Path) -> None:
-    """The same folder platformdirs gives (the client computes it without it)."""
+    """The folder platformdirs gives (XDG_CONFIG_HOME honoured)."""
     monkeypatch.delenv("LUCIE_CONFIG_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for xdg in (str(tmp_path / "xdg"), "", "relative/ignored"):
