@@ -21,6 +21,7 @@ from .views import (
     GameView,
     JoinedRoom,
     RacerView,
+    RematchView,
     ReplayView,
     RoomView,
     StandingsView,
@@ -155,6 +156,17 @@ class LucieClient:
         data = await self._call("POST", f"/rooms/{room}/racers/{racer}/ready", token=token,
                                 json={"ready": ready})
         return parse(RacerView, data)
+
+    async def rematch(self, room: str, token: str) -> RematchView:
+        """Offer a rematch of ``room``'s finished race with your racer ``token`` → your
+        seat in the next room (the first offer makes it and hosts it: ``host_token``).
+
+        :raises ApiError: ``room/not_over`` before the race ends, ``auth/invalid_token``
+            for a token that is not a racer's of the room, ``room/not_waiting`` when
+            the rematch started without you.
+        """
+        return parse(RematchView, await self._call("POST", f"/rooms/{room}/rematch",
+                                                   token=token))
 
     # games -------------------------------------------------------------
     async def game(self, room: str, racer: str, token: str | None = None) -> GameView:

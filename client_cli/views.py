@@ -22,10 +22,13 @@ __all__ = [
     "JoinedRoom",
     "PositionView",
     "RacerView",
+    "RematchView",
     "ReplayMove",
     "ReplayView",
+    "RoomLink",
     "RoomView",
     "RulesView",
+    "SeriesInfo",
     "StandingView",
     "StandingsView",
     "parse",
@@ -82,6 +85,21 @@ class RacerView(_View):
     final: bool = False
 
 
+class RoomLink(_View):
+    """Another room of a rematch chain or a series: its id and code."""
+
+    room: str
+    code: str
+
+
+class SeriesInfo(_View):
+    """A room's place in a series: the series id, this room's race, the races."""
+
+    id: str
+    race: int = 1
+    races: int = 1
+
+
 class RoomView(_View):
     """A room: rules, deal number, state, racers and its last event number."""
 
@@ -98,6 +116,10 @@ class RoomView(_View):
     race_clock_ms: int | None = None
     racers: list[RacerView] = Field(default_factory=list)
     seq: int = 0
+    rematch: RoomLink | None = None
+    """The next room (a rematch, or the series' next race), once made."""
+    rematch_of: RoomLink | None = None
+    series: SeriesInfo | None = None
 
     def racer(self, racer_id: str) -> RacerView | None:
         """The racer with ``racer_id``, or ``None``."""
@@ -201,6 +223,16 @@ class JoinedRoom(_View):
 
     racer: RacerView
     token: str
+
+
+class RematchView(_View):
+    """Answer to offering a rematch: the next room, you in it (same racer id), your
+    token (the same) and, when your offer made the room, its host token."""
+
+    room: RoomView
+    racer: RacerView
+    token: str
+    host_token: str | None = None
 
 
 def parse(model: type[V], data: Any) -> V:

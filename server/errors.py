@@ -65,6 +65,7 @@ __all__ = [
     "RoomFull",
     "RoomNoRacers",
     "RoomNotFound",
+    "RoomNotOver",
     "RoomNotRacing",
     "RoomNotWaiting",
     "RoomOver",
@@ -138,6 +139,8 @@ _TABLE: Final = (
     ErrorCode("room/not_racing", 409, None, "a move or resign before the start"),
     ErrorCode("room/over", 409, None, "a move after the race ended or the room closed"),
     ErrorCode("room/no_racers", 409, None, "starting a room with no racer"),
+    ErrorCode("room/not_over", 409, None,
+              "a rematch offered before the race is over (or in a room closed before its start)"),
     ErrorCode("room/hints_off", 403, None, "a hint in a room created without the hints option"),
     ErrorCode("race/hidden_until_over", 403, None,
               "another racer's board or moves while both race (docs/protocol.md, \"Fair play\")"),
@@ -338,6 +341,12 @@ class RoomNoRacers(RaceError):
     """Starting a room with no racer."""
 
     code = "room/no_racers"
+
+
+class RoomNotOver(RaceError):
+    """A rematch offered before the race is over (or in a room closed before its start)."""
+
+    code = "room/not_over"
 
 
 class HintsOff(RaceError):

@@ -31,7 +31,8 @@ and hands each the others it needs explicitly — :class:`~.cache.RaceCache`
 views), :class:`~.timers.Timers` (clock transitions, the race's end),
 :class:`~.lobby.Lobby` (rooms), :class:`~.racers.Racers` (joining, ready,
 leaving, resigning), :class:`~.play.Play` (moves and results),
-:class:`~.assist.Assist` (solver services).
+:class:`~.assist.Assist` (solver services), :class:`~.rematch.Rematches`
+(rematches and the races of a series).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from .lobby import Lobby
 from .options import RoomOptions
 from .play import LogsFor, Play
 from .racers import Racers
+from .rematch import Rematches
 from .rooms import Rooms
 from .timers import RaceConfig, RaceOverHook, Timers
 from .views import RaceView
@@ -85,6 +87,7 @@ class RaceAuthority:
       :meth:`leave`, :meth:`resign`, :meth:`authenticate`;
     - play and results (:class:`~.play.Play`): :meth:`game`, :meth:`move`,
       :meth:`standings`, :meth:`replay`, :meth:`racer_log`;
+    - the next room (:class:`~.rematch.Rematches`): :meth:`rematch`;
     - finished races (:class:`~.archived.Archived`): :meth:`race`, and the
       archive's feed :meth:`claim_finished`, :meth:`mark_archived`; the reads
       above answer archived races when no live room does;
@@ -104,6 +107,9 @@ class RaceAuthority:
         self.play = Play(store, self.cache, self.rooms, self.timers)
         self.archived = Archived(store, self.cache, self.rooms, self.config)
         self.assist.par_known = self.archived.par_known
+        self.rematches = Rematches(store, self.cache, self.rooms, self.timers, self.assist,
+                                   self.archived, self.config)
+        self.timers.race_over_hooks.append(self.rematches.race_over)
 
         self.create_room = self.lobby.create_room
         self.get_room = _or_archived(self.lobby.get_room, self.archived.get_room)
@@ -122,6 +128,7 @@ class RaceAuthority:
         self.racer_log = _or_archived(self.play.racer_log, self.archived.racer_log)
         self.hint = self.assist.hint
         self.tick = self.timers.tick
+        self.rematch = self.rematches.rematch
 
     def logs_for(self, token: str | None) -> LogsFor:
         """Racers' move logs as ``token``'s holder may see them (comparisons,

@@ -26,9 +26,11 @@ __all__ = [
     "RacerView",
     "Replay",
     "ReplayMove",
+    "RoomLink",
     "RoomState",
     "RoomView",
     "RulesView",
+    "SeriesInfo",
     "Standing",
     "Standings",
 ]
@@ -79,6 +81,22 @@ class RacerView(_View):
     final: bool
 
 
+class RoomLink(_View):
+    """Another room of a rematch chain or a series: its id and short code."""
+
+    room: str = Field(description="room id")
+    code: str = Field(description="its short code (codes are reused once a room is gone: "
+                      "the id names it for good)")
+
+
+class SeriesInfo(_View):
+    """A room's place in a series of races (docs/protocol.md, "Series")."""
+
+    id: str = Field(description="the series id (its first room's id): GET /series/{id}")
+    race: int = Field(description="this room's race of the series, 1 … races")
+    races: int = Field(description="races in the series (2–9)")
+
+
 class RoomView(_View):
     """A room: rule set, deal, state, racers and the last room event number."""
 
@@ -104,6 +122,13 @@ class RoomView(_View):
         60_000, description="during the race, spectators see boards this far behind the race "
         "clock (0: live, in open-boards rooms)")
     open_boards: bool = Field(False, description="spectators see boards live during the race")
+    rematch: RoomLink | None = Field(
+        None, description="the next room, once a racer offered a rematch (or the series made "
+        "its next race): follow it (docs/protocol.md, \"Rematch\")")
+    rematch_of: RoomLink | None = Field(
+        None, description="the room this one is the rematch (or next series race) of")
+    series: SeriesInfo | None = Field(None, description="the room's place in its series "
+                                      "(null: a single race)")
 
 
 class PositionView(_View):
