@@ -115,11 +115,19 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                 bots.append(asyncio.create_task(_quiet_bot(url, room.id, bot_name(i),
                                                            args.bot_think)))
     own_bots = frozenset(bot_name(i) for i in range(getattr(args, "bots", 0)))
-    app = RaceApp(seat, hosts_server=hosting, own_bots=own_bots)
     if host_token and getattr(args, "start_in", None) is not None:
         bots.append(asyncio.create_task(_start_later(url, room.id, host_token, args.start_in)))
-    with _on_hangup(app.lose_terminal):
-        return await _run_board(app, url, seat, room.id, host_token, bots, hosting=hosting)
+    while True:
+        app = RaceApp(seat, hosts_server=hosting, own_bots=own_bots)
+        with _on_hangup(app.lose_terminal):
+            status = await _run_board(app, url, seat, seat.room, seat.host_token, bots,
+                                      hosting=hosting)
+        if app.next_seat is None or app.terminal_gone:
+            return status
+        seat = app.next_seat  # a rematch (docs/protocol.md, "Rematch"): its board next
+        # this process's bots take seats too (by name: their old tokens were the bots')
+        bots = [asyncio.create_task(_quiet_bot(url, seat.room, name, args.bot_think))
+                for name in sorted(own_bots)]
 
 
 @contextlib.contextmanager
@@ -287,7 +295,7 @@ def add_parser(sub: Subparsers) -> None:
         "As host, type s and Enter to start the countdown.\n\nBoard keys: type a move and "
         "Enter: 3f (fan 3 to its foundation), 3 7 (fan 3 onto fan 7), r redeal, u undo, "
         "a autoplay, m 5H f (merci), q resign/quit. Mouse: click a card, then a highlighted "
-        "place; double-click sends to the foundation.",
+        "place; double-click sends to the foundation. On the results: r rematch, q leave.",
         epilog="examples:\n  lucie play --bots 3\n  lucie play --deal 123 --time-limit 600\n"
         "  lucie play --code ABCD         (join instead of creating)\n"
         "  lucie play --variant trefoil --bots 2 --start-in 10", formatter_class=fmt)

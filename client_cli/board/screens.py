@@ -35,21 +35,46 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(answer)
 
 
-class ResultsScreen(ModalScreen[None]):
-    """The final standings; any of q, Enter, Escape closes it."""
+class ResultsScreen(ModalScreen[str | None]):
+    """The final standings; any of q, Enter, Escape closes it (``None``); a racer's
+    r offers a rematch (``"rematch"``, docs/protocol.md "Rematch")."""
 
-    BINDINGS = [Binding("q,enter,escape", "close", "close")]  # noqa: RUF012
+    BINDINGS = [  # noqa: RUF012 (Textual's class attribute)
+        Binding("q,enter,escape", "close", "close"),
+        Binding("r", "rematch", "rematch"),
+    ]
 
     def __init__(self, standings: list[StandingView], me: str | None) -> None:
         super().__init__()
         self.standings = standings
         self.me = me
+        self.offered_by: str | None = None
+        """Who made the rematch room already (its ``rematch`` event), when known."""
+
+    def hint(self) -> str:
+        """The key line: rematch (racers only) and leave."""
+        if self.me is None:
+            return "press q to leave"
+        if self.offered_by:
+            return f"{self.offered_by} offers a rematch: press r to join it, q to leave"
+        return "press r for a rematch, q to leave"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="results"):
             yield Label("[b]Race over — results[/b]", id="results-title")
             yield DataTable(id="results-table", cursor_type="row")
-            yield Label("press q to leave", id="results-hint")
+            yield Label(self.hint(), id="results-hint")
+
+    def rematch_offered(self, by: str) -> None:
+        """Another racer made the rematch room: say so on the key line."""
+        self.offered_by = by
+        for label in self.query("#results-hint"):
+            if isinstance(label, Label):
+                label.update(self.hint())
+
+    def action_rematch(self) -> None:
+        if self.me is not None:
+            self.dismiss("rematch")
 
     def on_mount(self) -> None:
         tables = self.query(DataTable)

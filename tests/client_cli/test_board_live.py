@@ -150,6 +150,32 @@ async def test_results_table_at_the_end_and_quit_confirm(lucie_server: str) -> N
     assert app.return_value == 0
 
 
+async def test_rematch_from_the_results_screen(lucie_server: str) -> None:
+    """Issue 21: bob offers a rematch first; ann's results screen says so, r takes
+    her seat in his room and the board closes with her next seat."""
+    room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: app.game is not None, what="start")
+        await client.resign(room, bob.racer.id, bob.token)
+        await client.resign(room, ann.racer.id, ann.token)
+        await until(lambda: isinstance(app.screen, ResultsScreen), what="results")
+        assert "r for a rematch" in str(app.screen.query_one("#results-hint").render())
+        made = await client.rematch(room, bob.token)
+        await until(lambda: "bob offers a rematch" in str(
+            app.screen.query_one("#results-hint").render()), what="bob's offer shown")
+        await pilot.press("r")
+        await until(lambda: not app.is_running, what="exit after the rematch")
+    assert app.return_value == 0 and app.next_seat is not None
+    assert app.next_seat.room == made.room.id and app.next_seat.racer == ann.racer.id
+    assert app.next_seat.token == ann.token and app.next_seat.host_token is None
+    async with LucieClient(lucie_server) as client:
+        joined = await client.get_room(made.room.id)
+    assert [r.name for r in joined.racers] == ["bob", "ann"]
+
+
 async def test_room_gone_and_watching(lucie_server: str) -> None:
     app = RaceApp(Seat(lucie_server, "NO-SUCH-ROOM"))
     async with app.run_test(size=SIZE):
