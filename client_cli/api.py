@@ -43,6 +43,8 @@ from .views import (
     RoomView,
     RulesView,
     SeriesInfo,
+    SeriesRow,
+    SeriesView,
     StandingsView,
     StandingView,
 )
@@ -70,6 +72,8 @@ __all__ = [
     "RoomView",
     "RulesView",
     "SeriesInfo",
+    "SeriesRow",
+    "SeriesView",
     "ServerError",
     "ServerMessage",
     "ServerUnreachable",

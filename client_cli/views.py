@@ -29,6 +29,10 @@ __all__ = [
     "RoomView",
     "RulesView",
     "SeriesInfo",
+    "SeriesRace",
+    "SeriesRow",
+    "SeriesScore",
+    "SeriesView",
     "StandingView",
     "StandingsView",
     "parse",
@@ -223,6 +227,48 @@ class JoinedRoom(_View):
 
     racer: RacerView
     token: str
+
+
+class SeriesScore(_View):
+    """One racer's score in one race of a series (``status`` ``absent``: not in it)."""
+
+    foundation_cards: int = 0
+    time_ms: int = 0
+    status: str = "absent"
+
+
+class SeriesRow(_View):
+    """One line of a series' table, best first by ``rank`` (ties share a rank)."""
+
+    rank: int
+    racer: str
+    name: str
+    join_order: int = 0
+    foundation_cards: int = 0
+    time_ms: int = 0
+    left: bool = False
+    races: list[SeriesScore | None] = Field(default_factory=list)
+
+
+class SeriesRace(_View):
+    """One race of a series: its room (``None`` until made)."""
+
+    race: int
+    room: str | None = None
+    code: str | None = None
+    state: str | None = None
+
+
+class SeriesView(_View):
+    """A series of races: its rooms and table (docs/protocol.md, "Series")."""
+
+    id: str
+    races: int
+    played: int = 0
+    state: str = "running"
+    final: bool = False
+    rooms: list[SeriesRace] = Field(default_factory=list)
+    table: list[SeriesRow] = Field(default_factory=list)
 
 
 class RematchView(_View):

@@ -34,6 +34,8 @@ _PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "racer": ("racer id", {**_ID, "maxLength": 64}),
     "race": ("race id, room id or the short code of its room (the latest race with it)",
              {**_ID, "maxLength": 64}),
+    "series": ("series id (its first room's id), or the id or code of one of its rooms",
+               {**_ID, "maxLength": 64}),
     "a": ("first racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
     "b": ("second racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
     "variant": ("variant id (docs/rules.md)", {"type": "string", "enum": list(VARIANTS)}),

@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from server.race.authority import RaceAuthority
-from server.race.views import RacerView, RoomView
+from server.race.views import RacerView, RoomView, SeriesView
 
 from .rest import PREFIX, Endpoint, admit, bearer_token
 
@@ -49,6 +49,10 @@ async def rematch(request: Request, _: None) -> Rematched:
                      host_token=seat.host_token)
 
 
+async def series(request: Request, _: None) -> SeriesView:
+    return await _authority(request).series(request.path_params["series"])
+
+
 REMATCH_ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("POST", "/rooms/{room}/rematch",
              "Offer a rematch: the first offer makes the next room, later ones join it",
@@ -56,6 +60,9 @@ REMATCH_ENDPOINTS: tuple[Endpoint, ...] = (
              errors=("auth/missing", "room/not_found", "auth/invalid_token", "room/not_over",
                      "room/not_waiting", "room/full", "racer/name_taken", "request/invalid"),
              budget="join", operation_id="offerRematch"),
+    Endpoint("GET", "/series/{series}", "A series of races: its rooms and table", series,
+             None, SeriesView, errors=("series/not_found", "archive/unavailable"),
+             operation_id="getSeries"),
 )
 """The next room's REST routes, in documentation order."""
 

@@ -53,6 +53,7 @@ from .play import LogsFor, Play
 from .racers import Racers
 from .rematch import Rematches
 from .rooms import Rooms
+from .series import SeriesTables
 from .timers import RaceConfig, RaceOverHook, Timers
 from .views import RaceView
 
@@ -87,7 +88,8 @@ class RaceAuthority:
       :meth:`leave`, :meth:`resign`, :meth:`authenticate`;
     - play and results (:class:`~.play.Play`): :meth:`game`, :meth:`move`,
       :meth:`standings`, :meth:`replay`, :meth:`racer_log`;
-    - the next room (:class:`~.rematch.Rematches`): :meth:`rematch`;
+    - the next room (:class:`~.rematch.Rematches`): :meth:`rematch`; series
+      (:class:`~.series.SeriesTables`): :meth:`series`;
     - finished races (:class:`~.archived.Archived`): :meth:`race`, and the
       archive's feed :meth:`claim_finished`, :meth:`mark_archived`; the reads
       above answer archived races when no live room does;
@@ -110,6 +112,8 @@ class RaceAuthority:
         self.rematches = Rematches(store, self.cache, self.rooms, self.timers, self.assist,
                                    self.archived, self.config)
         self.timers.race_over_hooks.append(self.rematches.race_over)
+        self.series_tables = SeriesTables(store, self.cache, self.rooms, self.timers,
+                                          self.archived, self.rematches)
 
         self.create_room = self.lobby.create_room
         self.get_room = _or_archived(self.lobby.get_room, self.archived.get_room)
@@ -129,6 +133,7 @@ class RaceAuthority:
         self.hint = self.assist.hint
         self.tick = self.timers.tick
         self.rematch = self.rematches.rematch
+        self.series = self.series_tables.view
 
     def logs_for(self, token: str | None) -> LogsFor:
         """Racers' move logs as ``token``'s holder may see them (comparisons,

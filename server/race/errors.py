@@ -32,6 +32,7 @@ from server.errors import (
     RoomNotRacing,
     RoomNotWaiting,
     RoomOver,
+    SeriesNotFound,
     SolverBusy,
     TooManyGhosts,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "RoomNotRacing",
     "RoomNotWaiting",
     "RoomOver",
+    "SeriesNotFound",
     "SolverBusy",
     "TooManyGhosts",
 ]

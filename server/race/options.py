@@ -37,3 +37,8 @@ class RoomOptions:
     """Spectators see boards live; shown in the room's listing before anyone joins."""
     deal_public: bool = False
     """Internal: the deal number is public anyway (ghost rooms); daily rooms are too."""
+    series_races: int | None = None
+    """Races of a series (2…9) made from this room, back to back (docs/protocol.md,
+    "Series"); ``None``: a single race."""
+    series_break_s: int = 20
+    """Seconds between two races of a series (0…300), before the next one's countdown."""

@@ -31,6 +31,10 @@ __all__ = [
     "RoomView",
     "RulesView",
     "SeriesInfo",
+    "SeriesRace",
+    "SeriesRow",
+    "SeriesScore",
+    "SeriesView",
     "Standing",
     "Standings",
 ]
@@ -245,6 +249,55 @@ class Replay(_View):
     player: str
     moves: list[ReplayMove]
     result: RacerView
+
+
+class SeriesScore(_View):
+    """One racer's score in one race of a series (docs/protocol.md, "Series")."""
+
+    foundation_cards: int = Field(description="foundation cards at the end of that race "
+                                  "(0 when absent)")
+    time_ms: int = Field(description="that race's reach time (ms; null counts 0; 0 when "
+                         "absent)")
+    status: RacerStatus | Literal["absent"] = Field(
+        description="the final status in that race; absent: not in that race (left the "
+        "series before it)")
+
+
+class SeriesRow(_View):
+    """One racer's line of a series' table."""
+
+    rank: int = Field(description="1 = best; racers equal on cards and time share a rank")
+    racer: str = Field(description="racer id (the same in every room of the series)")
+    name: str
+    join_order: int = Field(description="order of joining the series' first race")
+    foundation_cards: int = Field(description="sum over the races that are over")
+    time_ms: int = Field(description="sum of the reach times (ms) over the races that are over")
+    left: bool = Field(description="left the series (a race, or before one): scores 0 since")
+    races: list[SeriesScore | None] = Field(
+        description="one per race, in order; null while that race is not over")
+
+
+class SeriesRace(_View):
+    """One race of a series: its room once made."""
+
+    race: int = Field(description="1 … races")
+    room: str | None = Field(description="room id (null: not made yet)")
+    code: str | None = Field(description="its short code (null: not made yet)")
+    state: RoomState | None = Field(description="the room's state (null: not made yet)")
+
+
+class SeriesView(_View):
+    """A series of races on the same racers and its table (docs/protocol.md, "Series")."""
+
+    id: str = Field(description="the series id: its first room's id")
+    races: int = Field(description="races in the series (2–9)")
+    played: int = Field(description="races over so far")
+    state: Literal["running", "over", "stopped"] = Field(
+        description="running: races remain; over: every race is over; stopped: it ended "
+        "early (its host closed a room, or every racer left)")
+    final: bool = Field(description="the table is final (over or stopped)")
+    rooms: list[SeriesRace] = Field(description="each race's room, in order")
+    table: list[SeriesRow] = Field(description="best first (docs/protocol.md, \"Series\")")
 
 
 @dataclass(frozen=True, slots=True)
