@@ -5,14 +5,18 @@ early ends, and the table's lazy repair of a missing next room."""
 
 from __future__ import annotations
 
+import asyncio
+import secrets
 from collections.abc import AsyncIterator
 
 import pytest
+import redis.asyncio as aioredis
 
 from server.race import errors as err
 from server.race.authority import RaceAuthority, RoomOptions
 from server.race.series import series_table
 from server.race.views import RacerView, SeriesView
+from server.store.redis import RedisStore
 
 from .helpers import ClockStore, pick_move
 
@@ -205,3 +209,43 @@ async def test_early_ends_stop_the_series(race: RaceAuthority, store: ClockStore
     view = await race.series(room.id)
     assert view.state == "stopped" and view.played == 2 and view.rooms[2].room is None
     assert view.table[0].races[1] is not None
+
+
+@pytest.mark.redis
+async def test_the_next_race_is_made_once_over_redis() -> None:
+    """Two authorities on the real Redis (as two processes) both making the
+    series' next room at once — the race-over hook in one, the table's repair
+    in the other, several times over: one next room, every racer in it."""
+    prefix = f"test:{secrets.token_hex(6)}:"
+    url = f"redis://127.0.0.1:6379/0?prefix={prefix}"
+    stores = [RedisStore.from_url(url), RedisStore.from_url(url)]
+    try:
+        one, two = (RaceAuthority(s) for s in stores)
+        for a in (one, two):
+            a.timers.race_over_hooks.remove(a.rematches.race_over)
+        room, host = await one.create_room(RoomOptions(deal=7, countdown_s=0, series_races=2,
+                                                       series_break_s=0))
+        racers = [await one.join(room.id, n) for n in ("Ada", "Bob", "Cy")]
+        await one.start(room.id, host)
+        for r, t in racers:
+            await two.resign(room.id, r.id, t)
+        links = await asyncio.gather(*(a.rematches.follow(room.id) for a in (one, two) * 3),
+                                     *(a.series(room.id) for a in (two, one)))
+        made = {link.room for link in links[:6] if link is not None}
+        assert len(made) == 1
+        (second,) = made
+        assert [x.rooms[1].room for x in links[6:]] == [second, second]  # type: ignore[union-attr]
+        view = await two.get_room(second)
+        assert [r.id for r in view.racers] == [r.id for r, _ in racers]
+        kinds = [e["type"] for e in await stores[0].events.events_since(room.id, 0)]
+        assert kinds.count("rematch") == 1
+        ids = set(await stores[0].rooms.room_ids())
+        assert ids == {room.id, second}  # the losers' rooms are gone
+    finally:
+        for s in stores:
+            await s.close()
+        client = aioredis.Redis.from_url("redis://127.0.0.1:6379/0")
+        keys = [k async for k in client.scan_iter(match=f"{prefix}*", count=1000)]
+        if keys:
+            await client.delete(*keys)
+        await client.aclose()
