@@ -108,6 +108,8 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         self.next_seat: Seat | None = None
         """Where the racer goes on when the board closes: their seat in the rematch
         room (docs/protocol.md, "Rematch"); ``None``: nowhere."""
+        self.series_seat: Seat | None = None
+        """In a series, this racer's seat in the next race's room, once made."""
         self._fans_key: tuple[tuple[str, ...], ...] | None = None
         self._fans_lock = asyncio.Lock()
         # the board's widgets, kept so that they are found under a modal screen too
@@ -278,6 +280,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
             if not self.leaving:  # a racer who quit has the table printed on exit
                 self.push_screen(ResultsScreen(self.standings, self.seat.racer),
                                  callback=self._after_results)
+                self.run_worker(self._show_series(), exit_on_error=False)
         elif ev.type == "closed":
             self._set_state("closed")
             self.say("The host closed the room. Type q and Enter to leave.", "refused")
