@@ -94,3 +94,56 @@ def test_rematch_in_chromium(server_factory: ServerFactory,
         assert js(driver, "return window.__lucie.errors") == []
         assert console_errors(driver) == []
     api.close()
+
+
+def test_a_series_in_chromium(server_factory: ServerFactory,
+                              browser: Callable[..., Driver]) -> None:
+    """Ada creates a 2-race series on the home page; Bob races over REST. After
+    race 1 her end screen shows the series' table and goes on to race 2 by
+    itself (she is in it already); after race 2 the table is final."""
+    url = server_factory()
+    api = httpx.Client(base_url=url + "/api/v1", timeout=10)
+    ada = browser()
+    ada.get(url + "/")
+    name = until(lambda: ada.find_elements("css selector", "#name"), message="home")[0]
+    name.clear()
+    name.send_keys("Ada")
+    js(ada, "document.querySelector('#series').value = '2'; "
+            "document.querySelector('#visibility').value = 'private';")
+    css(ada, "#create").click()
+    until(lambda: js(ada, "return location.pathname").startswith("/r/"), message="the room")
+    code = js(ada, "return location.pathname").split("/")[2]
+    room = api.get(f"/rooms/{code}").json()
+    assert room["series"] == {"id": room["id"], "race": 1, "races": 2}
+    bob = api.post(f"/rooms/{code}/racers", json={"name": "Bob"}).json()
+    host = js(ada, "return JSON.parse(localStorage.getItem(arguments[0]))", f"lucie.v1.host.{code}")
+    assert api.post(f"/rooms/{code}/start",
+                    headers={"Authorization": f"Bearer {host}"}).status_code == 200
+    until(lambda: js(ada, "return window.__lucie.state") == "racing", 20, message="racing")
+    saved = js(ada, "return JSON.parse(localStorage.getItem(arguments[0]))",
+               f"lucie.v1.racer.{code}")
+
+    def resign_all(room_code: str) -> None:
+        for racer, token in ((bob["racer"]["id"], bob["token"]),
+                             (saved["racer"], saved["token"])):
+            r = api.post(f"/rooms/{room_code}/racers/{racer}/resign",
+                         headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code == 200, r.text
+
+    resign_all(code)
+    until(lambda: ada.find_elements("css selector", "#series-table"), message="series table")
+    until(lambda: "race 2 of 2" in text_of(ada, "#rematch-link"), message="race 2 offered")
+    assert not ada.find_elements("css selector", "#rematch-button")  # the series goes on
+    nxt = api.get(f"/rooms/{code}").json()["rematch"]["code"]
+    # the default break is 20 s: the page goes on by itself 2 s before the start
+    until(lambda: js(ada, "return location.pathname") == f"/r/{nxt}", 40, message="race 2")
+    until(lambda: js(ada, "return window.__lucie.state") == "racing", 20, message="race 2 runs")
+    assert not ada.find_elements("css selector", "#join-name")
+    resign_all(nxt)
+    until(lambda: "(final)" in text_of(ada, "#series-table caption"), message="final table")
+    assert js(ada, "return document.querySelectorAll('#series-table tbody tr').length") == 2
+    assert not ada.find_elements("css selector", "#rematch-link:not([hidden])")
+    assert text_of(ada, "#rematch-button") == "Rematch"  # after the last race: a new series
+    assert js(ada, "return window.__lucie.errors") == []
+    assert console_errors(ada) == []
+    api.close()

@@ -167,7 +167,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
         if (ev.type === "started" && s.me) fetchGame();
         if (ev.type === "finished" && ev.racer === s.me) fetchGame();
         if (ev.type === "par" && s.mode === "end") s.mode = null; // redraw the table with to-par
-        if (ev.type === "rematch") s.rematchBar?.linked(ev.rematch);
+        if (ev.type === "rematch") s.rematchBar?.linked(ev.rematch, ev.series);
         if (before !== s.room.state || ev.type === "race_over" || ev.type === "par") render(); else update();
       },
       onSnapshot(d) { s.room = d.room; s.clockAt = performance.now(); if (s.me) fetchGame(); render(); },
@@ -417,6 +417,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   load();
   return () => {
     s.stopped = true; clearInterval(tick); clearInterval(s.watchTimer); s.sock?.close(); banner("");
+    s.rematchBar?.stop();
     document.removeEventListener("keydown", onKey);
     if (hooks.move === sendMove) hooks.move = null;
   };

@@ -1,23 +1,32 @@
-// The end screen's rematch bar (docs/protocol.md "Rematch"): a racer's Rematch button —
-// the first offer makes the next room (new deal, same options) and hosts it, later ones
-// take a seat — and, once the next room exists, a link to it for everyone.
+// After a race (protocol.md "Rematch", "Series"): the Rematch button, the next room's link,
+// a series' table and its next race (the racer is in it: it goes on 2 s before the start).
 import { call, store } from "./api.js";
 import { el } from "./board.js";
 
-/** Mount the bar after the end screen's title; returns { linked(link) } for the
- * room's `rematch` event. opts: code, room, me (racer id or null), token, watch, say, go(code). */
+const td = (t) => el("td", { text: String(t) });
+function seriesTable(v, me) {
+  const head = ["#", "Racer", "Cards", "Time", ...v.table[0]?.races.map((_, k) => `R${k + 1}`) ?? []];
+  return el("table", { class: "standings", id: "series-table" },
+    el("caption", { text: `Series: ${v.played} of ${v.races} races${v.final ? " (final)" : ""}` }),
+    el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, ...v.table.map((r) => el("tr", { class: r.racer === me ? "me" : "" },
+      td(r.rank), td(r.name + (r.left ? " (left)" : "")), td(r.foundation_cards), td(`${Math.round(r.time_ms / 1000)} s`),
+      ...r.races.map((x) => td(x && x.status !== "absent" ? x.foundation_cards : "–"))))));
+}
+
+/** Mount after the end screen's title; returns { linked(link, series), stop() }. */
 export function mountRematch(box, { code, room, me, token, watch, say, go }) {
   const racer = Boolean(me && token && !watch);
+  const s = room.series;
+  const goesOn = s && s.race < s.races;
   const button = el("button", { type: "button", id: "rematch-button", class: "primary", text: "Rematch" });
   const link = el("a", { id: "rematch-link", "data-link": true, hidden: true });
   const note = el("span", { class: "muted", id: "rematch-note" });
-  const bar = el("p", { class: "rematch", id: "rematch" });
-  if (racer) bar.append(button, " ");
-  bar.append(link, " ", note);
-  if (racer) note.textContent = "Same rules, a new deal: the first to ask hosts it.";
-  const title = box.querySelector("h2");
-  if (title) title.after(bar); else box.prepend(bar);
-
+  const bar = el("p", { class: "rematch", id: "rematch" }, ...(racer && !goesOn ? [button, " "] : []), link, " ", note);
+  const tableBox = el("div", { class: "table-box", id: "series" });
+  box.querySelector("h2").after(bar, tableBox);
+  const showSeries = () => s && call("GET", `/series/${s.id}`).then((v) => tableBox.replaceChildren(seriesTable(v, me))).catch(() => {});
+  showSeries();
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
@@ -26,22 +35,28 @@ export function mountRematch(box, { code, room, me, token, watch, say, go }) {
       store.setRacer(next, { racer: seat.racer.id, token: seat.token, name: seat.racer.name });
       if (seat.host_token) store.setHost(next, seat.host_token);
       go(`/r/${next}`);
-    } catch (e) {
-      button.disabled = false;
-      say(`${e.code}: ${e.message}`, "error");
-    }
+    } catch (e) { button.disabled = false; say(`${e.code}: ${e.message}`, "error"); }
   });
-
-  function linked(next) {
+  let timer = null;
+  async function linked(next, series) {
     if (!next) return;
     link.href = racer ? `/r/${next.code}` : `/r/${next.code}/watch`;
     link.textContent = racer ? `Next room ${next.code}` : `Watch the next room, ${next.code}`;
     link.hidden = false;
-    if (racer) {
-      button.textContent = "Join the rematch";
-      note.textContent = "A racer made the next room: join it.";
-    } else note.textContent = "";
+    note.textContent = "";
+    if (!racer) return;
+    if (!series) { button.textContent = "Join the rematch"; return; }
+    const nr = await call("GET", `/rooms/${next.code}`).catch(() => null);
+    if (!nr || !nr.racers.some((r) => r.id === me)) return;
+    store.setRacer(next.code, { ...store.racer(code), racer: me, token }); // same token
+    if (store.host(code)) store.setHost(next.code, store.host(code));
+    const ms = nr.starts_in_ms ?? 0;
+    link.textContent = `Go on to race ${series.race} of ${series.races}`;
+    note.textContent = `It starts in ${Math.round(ms / 1000)} s.`;
+    clearTimeout(timer);
+    timer = setTimeout(() => link.isConnected && go(`/r/${next.code}`), Math.max(0, ms - 2000));
+    showSeries();
   }
-  linked(room.rematch);
-  return { linked };
+  linked(room.rematch, goesOn ? { race: s.race + 1, races: s.races } : null);
+  return { linked, stop: () => clearTimeout(timer) };
 }
