@@ -107,6 +107,7 @@ class SeriesTables:
                 raise err.SeriesNotFound(f"the first race of series {series.id!r} is gone",
                                          {"series": series.id})
         chain = [got]
+        lost = False  # a next room that vanished (everyone left it before its start)
         while len(chain) < series.races:
             last = chain[-1][0]
             link = last.rematch
@@ -114,6 +115,7 @@ class SeriesTables:
                 link = await self.rematches.follow(last.id)  # due and missing: make it
             nxt = None if link is None else await self._read(link.room)
             if nxt is None or nxt[0].series is None or nxt[0].series.id != series.id:
+                lost = link is not None and nxt is None
                 break
             chain.append(nxt)
         views = [self.rooms.racer_views(room, racers) for room, racers in chain]
@@ -121,9 +123,10 @@ class SeriesTables:
         last = chain[-1][0]
         if len(chain) == series.races and is_over(last):
             state = "over"
-        elif any(room.state == "closed" for room, _ in chain) or (
-                is_over(last) and last.rematch is None):
-            state = "stopped"
+        elif lost or any(room.state == "closed" for room, _ in chain) or (
+                is_over(last) and last.rematch is None) or (
+                len(chain) > 1 and last.state == "waiting" and not last.roster):
+            state = "stopped"  # closed, nobody left to go on, or everyone left before a start
         else:
             state = "running"
         rooms = [SeriesRace(race=k, room=room.id, code=room.code, state=room.state)

@@ -249,3 +249,22 @@ async def test_the_next_race_is_made_once_over_redis() -> None:
         if keys:
             await client.delete(*keys)
         await client.aclose()
+
+
+async def test_everyone_leaving_during_the_break_stops_the_series(
+        race: RaceAuthority, store: ClockStore) -> None:
+    room, host = await race.create_room(RoomOptions(deal=7, countdown_s=0, series_races=3,
+                                                    series_break_s=30))
+    racer, token = await race.join(room.id, "Ada")
+    await race.start(room.id, host)
+    await race.resign(room.id, racer.id, token)
+    await race.rematches.idle()
+    second = (await race.get_room(room.id)).rematch
+    assert second is not None and (await race.get_room(second.room)).state == "countdown"
+    await race.leave(second.room, racer.id, token)  # during the break
+    view = await race.series(room.id)
+    assert view.state == "stopped" and view.played == 1
+    store.advance(3 * 3_600_000)  # the empty room vanishes (the first one waits for the archive)
+    await race.tick()
+    view = await race.series(room.id)
+    assert view.state == "stopped" and view.rooms[1].room is None
