@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.widgets import DataTable, Input
 
 from client_cli.api import JoinedRoom, LucieClient
@@ -191,33 +192,34 @@ async def _series_board(url: str, break_s: int) -> tuple[RaceApp, str, JoinedRoo
     return RaceApp(Seat(url, room, ann.racer.id, ann.token, created.host_token)), room, ann, bob
 
 
-async def test_a_series_goes_on_from_the_results_screen(lucie_server: str) -> None:
+@pytest.mark.parametrize("key", ["enter", "q", None])
+async def test_a_series_goes_on_from_the_results_screen(lucie_server: str,
+                                                        key: str | None) -> None:
     """Issue 21: the results of a series' race show the series' table; the next
     race's room comes with the rematch event: Enter goes on, q leaves the series,
     and without a key the board goes on by itself before the next start."""
-    for key in ("enter", "q", None):
-        app, room, ann, bob = await _series_board(lucie_server, 30 if key else 3)
-        async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
-            await until(lambda: app.game is not None, what="racing")
-            await client.resign(room, bob.racer.id, bob.token)
-            await client.resign(room, ann.racer.id, ann.token)
-            await until(lambda: isinstance(app.screen, ResultsScreen), what="results")
-            await until(lambda: "race 2 of 2 starts in" in hint_of(app), what="the next race")
-            await until(lambda: app.screen.query("#series-table") and app.screen.query_one(
-                "#series-table", DataTable).row_count == 2, what="the series table")
-            assert "1 of 2 races" in str(app.screen.query_one("#series-title").render())
-            if key is not None:
-                await pilot.press(key)
-            await until(lambda: not app.is_running, what="exit")
-            nxt = (await client.get_room(room)).rematch
-            assert nxt is not None
-            racers = [r.name for r in (await client.get_room(nxt.room)).racers]
-        if key != "q":
-            assert app.next_seat is not None and app.next_seat.room == nxt.room
-            assert app.next_seat.token == ann.token and app.next_seat == app.series_seat
-            assert racers == ["ann", "bob"]
-        else:  # q: she leaves the series
-            assert app.next_seat is None and racers == ["bob"]
+    app, room, ann, bob = await _series_board(lucie_server, 30 if key else 3)
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.game is not None, what="racing")
+        await client.resign(room, bob.racer.id, bob.token)
+        await client.resign(room, ann.racer.id, ann.token)
+        await until(lambda: isinstance(app.screen, ResultsScreen), what="results")
+        await until(lambda: "race 2 of 2 starts in" in hint_of(app), what="the next race")
+        await until(lambda: app.screen.query("#series-table") and app.screen.query_one(
+            "#series-table", DataTable).row_count == 2, what="the series table")
+        assert "1 of 2 races" in str(app.screen.query_one("#series-title").render())
+        if key is not None:
+            await pilot.press(key)
+        await until(lambda: not app.is_running, what="exit")
+        nxt = (await client.get_room(room)).rematch
+        assert nxt is not None
+        racers = [r.name for r in (await client.get_room(nxt.room)).racers]
+    if key != "q":
+        assert app.next_seat is not None and app.next_seat.room == nxt.room
+        assert app.next_seat.token == ann.token and app.next_seat == app.series_seat
+        assert racers == ["ann", "bob"]
+    else:  # q: she leaves the series
+        assert app.next_seat is None and racers == ["bob"]
 
 
 async def test_room_gone_and_watching(lucie_server: str) -> None:
