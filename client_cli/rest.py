@@ -22,8 +22,10 @@ from .views import (
     GameView,
     JoinedRoom,
     RacerView,
+    RematchView,
     ReplayView,
     RoomView,
+    SeriesView,
     StandingsView,
     parse,
 )
@@ -111,14 +113,21 @@ class LucieClient:
         redeals: int | None = None,
         merci: bool | None = None,
         undo: bool | None = None,
+        series: int | None = None,
+        series_break_s: int | None = None,
     ) -> CreatedRoom:
-        """Create a room; ``deal`` is a deal number, ``"random"`` or ``"daily"``."""
+        """Create a room; ``deal`` is a deal number, ``"random"`` or ``"daily"``;
+        ``series``: the first room of a series of that many races (2–9), the next
+        one starting ``series_break_s`` after each race (docs/protocol.md, "Series")."""
         body: dict[str, Any] = {"variant": variant, "deal": deal, "capacity": capacity,
                                 "time_limit_s": time_limit_s, "visibility": visibility,
                                 "countdown_s": countdown_s}
         for key, value in (("redeals", redeals), ("merci", merci), ("undo", undo)):
             if value is not None:
                 body[key] = value
+        if series is not None:
+            body["series"] = {"races": series} if series_break_s is None else {
+                "races": series, "break_s": series_break_s}
         return parse(CreatedRoom, await self._call("POST", "/rooms", json=body))
 
     async def list_rooms(self) -> list[RoomView]:
@@ -164,6 +173,22 @@ class LucieClient:
         data = await self._call("POST", f"/rooms/{room}/racers/{racer}/ready", token=token,
                                 json={"ready": ready})
         return parse(RacerView, data)
+
+    async def series(self, series: str) -> SeriesView:
+        """A series of races (its id, or the id or code of one of its rooms): its
+        rooms and table (docs/protocol.md, "Series")."""
+        return parse(SeriesView, await self._call("GET", f"/series/{series}"))
+
+    async def rematch(self, room: str, token: str) -> RematchView:
+        """Offer a rematch of ``room``'s finished race with your racer ``token`` → your
+        seat in the next room (the first offer makes it and hosts it: ``host_token``).
+
+        :raises ApiError: ``room/not_over`` before the race ends, ``auth/invalid_token``
+            for a token that is not a racer's of the room, ``room/not_waiting`` when
+            the rematch started without you.
+        """
+        return parse(RematchView, await self._call("POST", f"/rooms/{room}/rematch",
+                                                   token=token))
 
     # games -------------------------------------------------------------
     async def game(self, room: str, racer: str, token: str | None = None) -> GameView:
