@@ -2,7 +2,9 @@
 
 A bot is an ordinary client of the API (it uses :mod:`client_cli.api` only);
 the server validates every move. ``think_s`` is the pause between moves in
-seconds, so humans can race bots at a fair pace.
+seconds, so humans can race bots at a fair pace. In a series of races
+(docs/protocol.md, "Series") a bot races every race it is seated in: it
+follows the finished room's ``rematch`` link to the next one.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .api import (
     refused_game,
 )
 
-__all__ = ["BOT_NAMES", "BotResult", "bot_name", "run_bot"]
+__all__ = ["BOT_NAMES", "BotResult", "bot_name", "next_series_room", "run_bot"]
 
 RACING = frozenset({"racing"})
 OVER = frozenset({"over", "closed"})
@@ -104,9 +106,14 @@ async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8
         racer, token = joined.racer.id, joined.token
         if on_joined is not None:
             on_joined(name)
+        rng = random.Random(seed)
         try:
-            return await _race(client, room, racer, token, think_s, random.Random(seed),
-                               Style.for_name(name))
+            result = await _race(client, room, racer, token, think_s, rng, Style.for_name(name))
+            while (nxt := await next_series_room(client, room, racer)) is not None:
+                room = nxt
+                result = await _race(client, room, racer, token, think_s, rng,
+                                     Style.for_name(name))
+            return result
         except asyncio.CancelledError:
             # stopped from outside (its owner quit): concede so the race can end,
             # or leave a room that has not started
@@ -147,12 +154,34 @@ async def _race(client: LucieClient, room: str, racer: str, token: str, think_s:
                 game = await _play(client, conn, room, racer, token, think_s, rng, style)
             if game is None:
                 game = await client.game(room, racer, token)
+            info = await client.get_room(room)
+            if info.series is not None and info.series.race < info.series.races:
+                await over.wait()  # the series goes on once everyone's race is over
             return BotResult(racer, await _final_status(client, room, racer, game.status),
                              game.position.foundation_cards, game.moves)
         finally:
             listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await listener
+
+
+async def next_series_room(client: LucieClient, room: str, racer: str, *,
+                           wait_s: float = 30.0) -> str | None:
+    """The id of the series' next room when ``room``'s race is over, races
+    remain and ``racer`` is seated in it (the server makes it at the race's
+    end: waited for up to ``wait_s``); ``None`` otherwise."""
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while True:
+        info = await client.get_room(room)
+        series = info.series
+        if series is None or series.race >= series.races or info.state != "over":
+            return None
+        if info.rematch is not None:
+            nxt = await client.get_room(info.rematch.room)
+            return nxt.id if nxt.racer(racer) is not None else None
+        if asyncio.get_running_loop().time() > deadline:
+            return None
+        await asyncio.sleep(0.1)
 
 
 async def _final_status(client: LucieClient, room: str, racer: str, fallback: str) -> str:

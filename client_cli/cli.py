@@ -23,6 +23,8 @@ COMMANDS: list[str] = [
     "client_cli.compare_cmd",
     "client_cli.leaderboard_cmd",
     "client_cli.ghost_cmd",
+    "client_cli.player_cmd",
+    "client_cli.history_cmd",
 ]
 """Modules that register a subcommand, in help order."""
 

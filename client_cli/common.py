@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -56,12 +57,19 @@ def run_command(name: str, func: Callable[[], Awaitable[int]]) -> int:
         return 1
 
 
-def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    """Print a simple table (or ``title: none`` when there are no rows)."""
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], *,
+                compact: bool = False) -> None:
+    """Print a simple table (or ``title: none`` when there are no rows).
+
+    ``compact``: lines under the header only, no outer padding — many
+    columns still fit 80 characters.
+    """
     if not rows:
         console.print(f"{title}: none")
         return
-    table = Table(title=title, title_justify="left")
+    table = (Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                   padding=(0, 1, 0, 0))
+             if compact else Table(title=title, title_justify="left"))
     for col in columns:
         table.add_column(col)
     for row in rows:

@@ -34,7 +34,7 @@ __all__ = ["ensure_server", "is_local", "server_answers", "start_server"]
 _LOCAL = frozenset({"127.0.0.1", "localhost", "::1"})
 
 SERVER_PACKAGES = ("starlette", "uvicorn", "redis", "orjson", "pydantic_settings", "sqlalchemy",
-                   "aiosqlite", "asyncpg", "alembic", "platformdirs", "prometheus_client",
+                   "aiosqlite", "asyncpg", "alembic", "prometheus_client",
                    "pythonjsonlogger", "openskill")
 """What ``lucie-server`` imports that the client does not (the ``server`` extra
 of pyproject.toml; tests/test_import_graph.py keeps them out of the client)."""

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
-from .api import ApiError, JoinedRoom, LucieClient, RacerView, StandingsView, StandingView
-from .board.model import FINAL_STATUSES, rank_racers, standing_rows
+from .api import ApiError, JoinedRoom, LucieClient, StandingsView
 from .bot import bot_name, run_bot
 from .common import (
     Subparsers,
@@ -24,11 +23,12 @@ from .common import (
     non_negative_float,
     non_negative_int,
     positive_int,
-    print_table,
     resolved_server,
     room_link,
 )
 from .embedded import ensure_server
+from .play_report import exit_report, standings_of, wait_for_race_over
+from .player_common import anonymous_tip, join_as_player, stored_player
 
 if TYPE_CHECKING:
     from .board.app import RaceApp
@@ -42,6 +42,16 @@ def _default_name() -> str:
         return getpass.getuser()[:24] or "racer"
     except (OSError, KeyError):
         return "racer"
+
+
+def _races(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 2 <= value <= 9:
+        raise argparse.ArgumentTypeError("a series has 2 to 9 races")
+    return value
 
 
 def _deal(text: str) -> int | str:
@@ -99,28 +109,43 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
             room = await client.get_room(code)
             seat = Seat(url, room.id)
         else:
+            player = stored_player(args, url)
             if code is None:
                 created = await client.create_room(
                     variant=args.variant, deal=args.deal, capacity=args.capacity,
                     time_limit_s=args.time_limit, countdown_s=args.countdown,
                     visibility="private" if args.private else "public", redeals=args.redeals,
-                    merci=args.merci, undo=args.undo)
+                    merci=args.merci, undo=args.undo, series=args.series,
+                    series_break_s=args.series_break)
                 code, host_token = created.room.code, created.host_token
                 print(f"Room {code} (deal {created.room.deal_number}). "
                       f"A second player joins with:  {lucie_command()} join {code}  "
                       f"Browser: {room_link(url, code)}", flush=True)
-            joined = await join_room(client, code, args.name)
+            joined = await (join_room(client, code, args.name) if player is None
+                            else join_as_player(client, code, player, host_token))
             room = await client.get_room(code)
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
             for i in range(getattr(args, "bots", 0)):
                 bots.append(asyncio.create_task(_quiet_bot(url, room.id, bot_name(i),
                                                            args.bot_think)))
     own_bots = frozenset(bot_name(i) for i in range(getattr(args, "bots", 0)))
-    app = RaceApp(seat, hosts_server=hosting, own_bots=own_bots)
     if host_token and getattr(args, "start_in", None) is not None:
         bots.append(asyncio.create_task(_start_later(url, room.id, host_token, args.start_in)))
-    with _on_hangup(app.lose_terminal):
-        return await _run_board(app, url, seat, room.id, host_token, bots, hosting=hosting)
+    while True:
+        app = RaceApp(seat, hosts_server=hosting, own_bots=own_bots)
+        with _on_hangup(app.lose_terminal):
+            status = await _run_board(app, url, seat, seat.room, seat.host_token, bots,
+                                      hosting=hosting)
+        if app.next_seat is None or app.terminal_gone:
+            await _stop(bots)
+            return status
+        series = app.next_seat == app.series_seat
+        seat = app.next_seat  # a rematch or a series' next race: its board next
+        if not series:  # the bots of a series go on by themselves (client_cli.bot)
+            await _stop(bots)
+            # this process's bots take seats too (by name: their old tokens were the bots')
+            bots = [asyncio.create_task(_quiet_bot(url, seat.room, name, args.bot_think))
+                    for name in sorted(own_bots)]
 
 
 @contextlib.contextmanager
@@ -145,11 +170,8 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
     try:
         result = await app.run_async()
     finally:
-        for task in bots:
-            task.cancel()
-        for task in bots:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if app.next_seat is None or app.next_seat != app.series_seat or app.terminal_gone:
+            await _stop(bots)  # (a series' bots race on: client_cli.bot follows it)
         if host_token and app.room is not None and app.room.state == "waiting":
             async with LucieClient(url) as client:  # the host left before the start
                 with contextlib.suppress(ApiError):
@@ -164,7 +186,7 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
             if hosting:
                 fetched = await wait_for_race_over(url, seat.room)
             else:
-                fetched = await _standings(url, seat.room)
+                fetched = await standings_of(url, seat.room)
         except ApiError:
             fetch_failed = True
     code = app.room.code if app.room else seat.room
@@ -172,63 +194,13 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
     return result or 0
 
 
-def exit_report(code: str, received: list[StandingView] | None, fetched: StandingsView | None,
-                fetch_failed: bool, racers: list[RacerView]) -> None:
-    """Print the standings once the board closed.
-
-    ``received``: the final standings of the board's ``race_over`` event
-    (``None`` when it saw none), printed without asking the server;
-    otherwise ``fetched`` (what the server answered); when that request
-    failed (the host's server stops once the race is over), one line says
-    so, followed by the board's last known standings of ``racers``.
-    """
-    columns = ["rank", "name", "cards", "reached", "moves", "status", "points"]
-    if received:
-        print_table(f"Room {code} · final results", columns, standing_rows(received))
-    elif fetched is not None and fetched.standings:
-        print_table(f"Room {code} · " + ("final results" if fetched.final else "standings so far"),
-                    columns, standing_rows(fetched.standings))
-    elif fetch_failed:
-        known = [StandingView(rank=i, racer=r.id, name=r.name,
-                              foundation_cards=r.foundation_cards,
-                              reach_time_ms=r.reach_time_ms, moves=r.moves,
-                              join_order=r.join_order, status=r.status, final=r.final)
-                 for i, r in enumerate(rank_racers(racers), 1)]
-        if not known:
-            print(f"Room {code}: results unavailable: the server is gone.", flush=True)
-            return
-        print(f"Room {code}: the server is gone; last known standings:", flush=True)
-        print_table(f"Room {code} · last known standings (points unknown)", columns,
-                    [(*row[:-1], "–") for row in standing_rows(known)])
-
-
-async def _standings(url: str, room: str) -> StandingsView:
-    async with LucieClient(url) as client:
-        return await client.standings(room)
-
-
-async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0) -> StandingsView:
-    """Wait until ``room``'s race is over (or the room closed); return the standings.
-
-    Says once, on stdout, who is still racing and that Ctrl-C stops the
-    server now: the caller hosts the server the other racers depend on.
-    """
-    async with LucieClient(url) as client:
-        announced = False
-        while True:
-            info = await client.get_room(room)
-            if info.state not in ("countdown", "racing"):
-                break
-            still = [r.name for r in info.racers if r.status not in FINAL_STATUSES]
-            if still and not announced:
-                announced = True
-                n = len(still)
-                print(f"You host the local server: it keeps running until the race is over "
-                      f"for the {n} racer{'s' if n != 1 else ''} still racing "
-                      f"({', '.join(still)}).\nPress Ctrl-C to stop it now (their race "
-                      "ends).", flush=True)
-            await asyncio.sleep(poll_s)
-        return await client.standings(room)
+async def _stop(bots: list[asyncio.Task[object]]) -> None:
+    """Cancel the bots (each resigns, or leaves a room not started) and wait for them."""
+    for task in bots:
+        task.cancel()
+    for task in bots:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
 
 
 async def _quiet_bot(url: str, room: str, name: str, think_s: float) -> object:
@@ -253,7 +225,9 @@ def _run(args: argparse.Namespace) -> int:
     embedded = getattr(args, "embedded", False)
     try:
         with ensure_server(url, allow_start=embedded) as hosting:
-            return asyncio.run(race(args, url, hosting=hosting))
+            status = asyncio.run(race(args, url, hosting=hosting))
+        anonymous_tip(args, url)
+        return status
     except ApiError as exc:
         print(f"lucie {args.command}: {exc.message}", file=sys.stderr)
         if exc.code == "client/unreachable" and not embedded:
@@ -274,7 +248,10 @@ def _run(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None,
-                   help="your display name (default: your login, with -2, -3… when taken)")
+                   help="your display name when anonymous (default: your login, with -2, -3… "
+                   "when taken); a player races under its own name")
+    p.add_argument("--anonymous", action="store_true",
+                   help="race without your player (lucie me): not rated, not in your history")
     add_server_arg(p)
 
 
@@ -288,10 +265,14 @@ def add_parser(sub: Subparsers) -> None:
         "As host, type s and Enter to start the countdown.\n\nBoard keys: type a move and "
         "Enter: 3f (fan 3 to its foundation), 3 7 (fan 3 onto fan 7), r redeal, u undo, "
         "a autoplay, m 5H f (merci), q resign/quit. Mouse: click a card, then a highlighted "
-        "place; double-click sends to the foundation.",
+        "place; double-click sends to the foundation. On the results: r rematch, q leave."
+        "\n\nYou race as your player (rated, in your history) once you have one on the "
+        "server: lucie me --create NAME.",
         epilog="examples:\n  lucie play --bots 3\n  lucie play --deal 123 --time-limit 600\n"
         "  lucie play --code ABCD         (join instead of creating)\n"
-        "  lucie play --variant trefoil --bots 2 --start-in 10", formatter_class=fmt)
+        "  lucie play --variant trefoil --bots 2 --start-in 10\n"
+        "  lucie play --bots 2 --series 3     (three races; the table after each)",
+        formatter_class=fmt)
     _common(p)
     p.add_argument("--code", help="join this room instead of creating one")
     p.add_argument("--bots", type=non_negative_int, default=0, metavar="N",
@@ -313,6 +294,11 @@ def add_parser(sub: Subparsers) -> None:
                    help="allow the merci")
     p.add_argument("--undo", action=argparse.BooleanOptionalAction, default=None,
                    help="allow undo (default: allowed)")
+    p.add_argument("--series", type=_races, default=None, metavar="N",
+                   help="a series of N races (2-9) on new deals with the same racers; the "
+                   "next race starts by itself after each one")
+    p.add_argument("--series-break", type=non_negative_int, default=None, metavar="S",
+                   help="seconds between two races of a series (default 20)")
     p.add_argument("--start-in", type=non_negative_float, default=None, metavar="S",
                    help="start the countdown by itself after S seconds")
     p.add_argument("--no-embedded", dest="embedded", action="store_false",
@@ -320,7 +306,8 @@ def add_parser(sub: Subparsers) -> None:
     p.set_defaults(func=_run, command="play", embedded=True)
 
     p = sub.add_parser("join", help="join a room by its code and race",
-                       description="Join the room with this code and race on the board.",
+                       description="Join the room with this code and race on the board (as "
+                       "your player when you have one: lucie me).",
                        epilog="examples:\n  lucie join ABCD\n  lucie join ABCD --name bob "
                        "--server http://192.168.1.5:8000", formatter_class=fmt)
     p.add_argument("code", help="room code (or id)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -21,8 +22,10 @@ from .views import (
     GameView,
     JoinedRoom,
     RacerView,
+    RematchView,
     ReplayView,
     RoomView,
+    SeriesView,
     StandingsView,
     parse,
 )
@@ -110,14 +113,21 @@ class LucieClient:
         redeals: int | None = None,
         merci: bool | None = None,
         undo: bool | None = None,
+        series: int | None = None,
+        series_break_s: int | None = None,
     ) -> CreatedRoom:
-        """Create a room; ``deal`` is a deal number, ``"random"`` or ``"daily"``."""
+        """Create a room; ``deal`` is a deal number, ``"random"`` or ``"daily"``;
+        ``series``: the first room of a series of that many races (2–9), the next
+        one starting ``series_break_s`` after each race (docs/protocol.md, "Series")."""
         body: dict[str, Any] = {"variant": variant, "deal": deal, "capacity": capacity,
                                 "time_limit_s": time_limit_s, "visibility": visibility,
                                 "countdown_s": countdown_s}
         for key, value in (("redeals", redeals), ("merci", merci), ("undo", undo)):
             if value is not None:
                 body[key] = value
+        if series is not None:
+            body["series"] = {"races": series} if series_break_s is None else {
+                "races": series, "break_s": series_break_s}
         return parse(CreatedRoom, await self._call("POST", "/rooms", json=body))
 
     async def list_rooms(self) -> list[RoomView]:
@@ -141,10 +151,18 @@ class LucieClient:
         return parse(RoomView, await self._call("POST", f"/rooms/{room}/close", token=host_token))
 
     # racers ------------------------------------------------------------
-    async def join(self, room: str, name: str) -> JoinedRoom:
-        """Join ``room`` as ``name`` → the racer and its secret token."""
-        return parse(JoinedRoom,
-                     await self._call("POST", f"/rooms/{room}/racers", json={"name": name}))
+    async def join(self, room: str, name: str | None = None, *,
+                   player_key: str | None = None) -> JoinedRoom:
+        """Join ``room`` as ``name`` → the racer and its secret token.
+
+        With ``player_key`` the racer races as that player (rated, in their
+        history) under the player's name; ``name`` is not needed then.
+
+        :raises ApiError: ``player/invalid_key`` — the key is nobody's.
+        """
+        body = {} if name is None else {"name": name}
+        data = await self._call("POST", f"/rooms/{room}/racers", token=player_key, json=body)
+        return parse(JoinedRoom, data)
 
     async def leave(self, room: str, racer: str, token: str) -> None:
         """Leave the room (a racer) or remove a racer (the host's token)."""
@@ -155,6 +173,22 @@ class LucieClient:
         data = await self._call("POST", f"/rooms/{room}/racers/{racer}/ready", token=token,
                                 json={"ready": ready})
         return parse(RacerView, data)
+
+    async def series(self, series: str) -> SeriesView:
+        """A series of races (its id, or the id or code of one of its rooms): its
+        rooms and table (docs/protocol.md, "Series")."""
+        return parse(SeriesView, await self._call("GET", f"/series/{series}"))
+
+    async def rematch(self, room: str, token: str) -> RematchView:
+        """Offer a rematch of ``room``'s finished race with your racer ``token`` → your
+        seat in the next room (the first offer makes it and hosts it: ``host_token``).
+
+        :raises ApiError: ``room/not_over`` before the race ends, ``auth/invalid_token``
+            for a token that is not a racer's of the room, ``room/not_waiting`` when
+            the rematch started without you.
+        """
+        return parse(RematchView, await self._call("POST", f"/rooms/{room}/rematch",
+                                                   token=token))
 
     # games -------------------------------------------------------------
     async def game(self, room: str, racer: str, token: str | None = None) -> GameView:
@@ -229,8 +263,63 @@ class LucieClient:
 
     async def leaderboard(self, variant: str = "belle-lucie", board: str = "daily",
                           date: str | None = None, limit: int = 20) -> dict[str, Any]:
-        """A leaderboard: ``board`` ``"daily"`` (today or ``date``) or ``"all-time"``."""
+        """A leaderboard: ``board`` ``"daily"`` (today or ``date``), ``"all-time"``
+        or ``"rating"`` (players by rating)."""
         path = f"/leaderboards/{variant}/{board}" + (f"/{date}" if date and board == "daily"
                                                       else "")
         data: dict[str, Any] = await self._call("GET", path, params={"limit": limit})
         return data
+
+    # players (issue 20) ------------------------------------------------------
+    async def create_player(self, name: str) -> dict[str, Any]:
+        """Create a player → ``{"player": {"id", "name", "created_at_ms"}, "key"}``.
+
+        The key is answered this once: keep it (``join(..., player_key=key)``).
+
+        :raises ApiError: ``player/name_taken``, ``request/invalid`` (the name).
+        """
+        data: dict[str, Any] = await self._call("POST", "/players", json={"name": name})
+        return data
+
+    async def player(self, player: str) -> dict[str, Any]:
+        """A player's profile (id or name): ratings and figures per variant."""
+        data: dict[str, Any] = await self._call("GET", f"/players/{_seg(player)}")
+        return data
+
+    async def player_races(self, player: str, limit: int = 20,
+                           cursor: str | None = None) -> dict[str, Any]:
+        """A page of a player's archived races, newest first → ``{"races", "next"}``
+        (``next``: the cursor of the older page, ``None`` on the last)."""
+        data: dict[str, Any] = await self._call(
+            "GET", f"/players/{_seg(player)}/races", params=_page(limit, cursor))
+        return data
+
+    async def versus(self, player: str, other: str, limit: int = 20,
+                     cursor: str | None = None) -> dict[str, Any]:
+        """Head to head over time: every archived race both raced (a page of them)."""
+        data: dict[str, Any] = await self._call(
+            "GET", f"/players/{_seg(player)}/vs/{_seg(other)}", params=_page(limit, cursor))
+        return data
+
+    async def rating_history(self, player: str, variant: str) -> dict[str, Any]:
+        """A player's rating after each rated race of ``variant``, oldest first."""
+        data: dict[str, Any] = await self._call(
+            "GET", f"/players/{_seg(player)}/ratings/{_seg(variant)}")
+        return data
+
+    async def forget_player(self, player: str, key: str) -> None:
+        """Delete a player (their key proves it is theirs); their archived races
+        stay, anonymised.
+
+        :raises ApiError: ``player/invalid_key``, ``player/not_found``.
+        """
+        await self._call("DELETE", f"/players/{_seg(player)}", token=key)
+
+
+def _seg(text: str) -> str:
+    """``text`` as one URL path segment (player names may hold spaces and ``'``)."""
+    return quote(text, safe="")
+
+
+def _page(limit: int, cursor: str | None) -> dict[str, Any]:
+    return {"limit": limit, **({"cursor": cursor} if cursor else {})}

@@ -22,10 +22,17 @@ __all__ = [
     "JoinedRoom",
     "PositionView",
     "RacerView",
+    "RematchView",
     "ReplayMove",
     "ReplayView",
+    "RoomLink",
     "RoomView",
     "RulesView",
+    "SeriesInfo",
+    "SeriesRace",
+    "SeriesRow",
+    "SeriesScore",
+    "SeriesView",
     "StandingView",
     "StandingsView",
     "parse",
@@ -82,6 +89,21 @@ class RacerView(_View):
     final: bool = False
 
 
+class RoomLink(_View):
+    """Another room of a rematch chain or a series: its id and code."""
+
+    room: str
+    code: str
+
+
+class SeriesInfo(_View):
+    """A room's place in a series: the series id, this room's race, the races."""
+
+    id: str
+    race: int = 1
+    races: int = 1
+
+
 class RoomView(_View):
     """A room: rules, deal number, state, racers and its last event number."""
 
@@ -98,6 +120,10 @@ class RoomView(_View):
     race_clock_ms: int | None = None
     racers: list[RacerView] = Field(default_factory=list)
     seq: int = 0
+    rematch: RoomLink | None = None
+    """The next room (a rematch, or the series' next race), once made."""
+    rematch_of: RoomLink | None = None
+    series: SeriesInfo | None = None
 
     def racer(self, racer_id: str) -> RacerView | None:
         """The racer with ``racer_id``, or ``None``."""
@@ -201,6 +227,58 @@ class JoinedRoom(_View):
 
     racer: RacerView
     token: str
+
+
+class SeriesScore(_View):
+    """One racer's score in one race of a series (``status`` ``absent``: not in it)."""
+
+    foundation_cards: int = 0
+    time_ms: int = 0
+    status: str = "absent"
+
+
+class SeriesRow(_View):
+    """One line of a series' table, best first by ``rank`` (ties share a rank)."""
+
+    rank: int
+    racer: str
+    name: str
+    join_order: int = 0
+    foundation_cards: int = 0
+    time_ms: int = 0
+    left: bool = False
+    races: list[SeriesScore | None] = Field(default_factory=list)
+
+
+class SeriesRace(_View):
+    """One race of a series: its room (``None`` until made)."""
+
+    race: int
+    room: str | None = None
+    code: str | None = None
+    state: str | None = None
+
+
+class SeriesView(_View):
+    """A series of races: its rooms and table (docs/protocol.md, "Series")."""
+
+    id: str
+    races: int
+    played: int = 0
+    state: str = "running"
+    final: bool = False
+    rooms: list[SeriesRace] = Field(default_factory=list)
+    table: list[SeriesRow] = Field(default_factory=list)
+
+
+class RematchView(_View):
+    """Answer to offering a rematch: the next room, you in it (same racer id), your
+    token (the same) and, when your offer made the room, its host token."""
+
+    room: RoomView
+    racer: RacerView
+    token: str
+    host_token: str | None = None
 
 
 def parse(model: type[V], data: Any) -> V:

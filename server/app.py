@@ -40,6 +40,7 @@ from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
 from server.api.player_routes import player_routes
 from server.api.quick_routes import quick_config, quick_routes
+from server.api.rematch_routes import rematch_routes
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws import room_socket
@@ -167,6 +168,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *h2h_routes(),
         *solver_routes(),
         *player_routes(),
+        *rematch_routes(),
         *quick_routes(),
         WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
     ]

@@ -68,10 +68,12 @@ __all__ = [
     "RoomFull",
     "RoomNoRacers",
     "RoomNotFound",
+    "RoomNotOver",
     "RoomNotRacing",
     "RoomNotWaiting",
     "RoomOver",
     "RouteNotFound",
+    "SeriesNotFound",
     "ServerFull",
     "ServiceError",
     "SolverBusy",
@@ -142,6 +144,9 @@ _TABLE: Final = (
     ErrorCode("room/not_racing", 409, None, "a move or resign before the start"),
     ErrorCode("room/over", 409, None, "a move after the race ended or the room closed"),
     ErrorCode("room/no_racers", 409, None, "starting a room with no racer"),
+    ErrorCode("room/not_over", 409, None,
+              "a rematch offered before the race is over (or in a room closed before its start)"),
+    ErrorCode("series/not_found", 404, None, "no series by that id (nor a room of one)"),
     ErrorCode("room/hints_off", 403, None, "a hint in a room created without the hints option"),
     ErrorCode("race/hidden_until_over", 403, None,
               "another racer's board or moves while both race (docs/protocol.md, \"Fair play\")"),
@@ -347,6 +352,18 @@ class RoomNoRacers(RaceError):
     """Starting a room with no racer."""
 
     code = "room/no_racers"
+
+
+class RoomNotOver(RaceError):
+    """A rematch offered before the race is over (or in a room closed before its start)."""
+
+    code = "room/not_over"
+
+
+class SeriesNotFound(RaceError):
+    """No series by that id (nor a room of one)."""
+
+    code = "series/not_found"
 
 
 class HintsOff(RaceError):

@@ -31,6 +31,10 @@ KEEP_RUNS_S = 3600
 os.environ["XDG_DATA_HOME"] = str(RUN_DIR / "xdg-data")
 os.environ.pop("LUCIE_DATA_DIR", None)
 os.environ.pop("LUCIE_DATABASE_URL", None)
+# Likewise the terminal client's player keys (client_cli/player_key.py): never
+# the user's; a test that stores one points LUCIE_CONFIG_DIR at its tmp_path.
+os.environ["XDG_CONFIG_HOME"] = str(RUN_DIR / "xdg-config")
+os.environ.pop("LUCIE_CONFIG_DIR", None)
 
 
 def run_dir(prefix: str) -> Path:

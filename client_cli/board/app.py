@@ -8,8 +8,9 @@ opponents panel; a dropped connection is resumed by
 with a "reconnecting" note.
 
 The app is assembled from mixins: :mod:`.controls` (what the player types
-and clicks) and :mod:`.render` (what the board shows); this module holds the
-state and reads the room's messages. :class:`~client_cli.board.state.Seat`
+and clicks), :mod:`.follow` (the rematch, docs/protocol.md "Rematch") and
+:mod:`.render` (what the board shows); this module holds the state and reads
+the room's messages. :class:`~client_cli.board.state.Seat`
 says who the board races as.
 """
 
@@ -46,6 +47,7 @@ from ..api import (
 )
 from ..common import detach_std_streams
 from .controls import Controls, help_line
+from .follow import Follow
 from .model import FINAL_STATUSES, apply_progress, delay_note, hidden_note, rank_racers
 from .render import Rendering
 from .screens import ResultsScreen
@@ -60,7 +62,7 @@ HANGUP_STATUS = 129
 process SIGHUP stopped)."""
 
 
-class RaceApp(Controls, Rendering, App[int]):
+class RaceApp(Controls, Follow, Rendering, App[int]):
     """Full-screen board for one room (see the module docstring).
 
     Exits with 0, 1 when the server became unreachable or the room vanished, or
@@ -103,6 +105,11 @@ class RaceApp(Controls, Rendering, App[int]):
         self.countdown_until: float | None = None
         self.clock_base: tuple[int, float] | None = None  # (race_clock_ms, monotonic)
         self.standings: list[StandingView] | None = None
+        self.next_seat: Seat | None = None
+        """Where the racer goes on when the board closes: their seat in the rematch
+        room (docs/protocol.md, "Rematch"); ``None``: nowhere."""
+        self.series_seat: Seat | None = None
+        """In a series, this racer's seat in the next race's room, once made."""
         self._fans_key: tuple[tuple[str, ...], ...] | None = None
         self._fans_lock = asyncio.Lock()
         # the board's widgets, kept so that they are found under a modal screen too
@@ -272,10 +279,13 @@ class RaceApp(Controls, Rendering, App[int]):
             await self._refresh_game()
             if not self.leaving:  # a racer who quit has the table printed on exit
                 self.push_screen(ResultsScreen(self.standings, self.seat.racer),
-                                 callback=lambda _: self.exit(0))
+                                 callback=self._after_results)
+                self.run_worker(self._show_series(), exit_on_error=False)
         elif ev.type == "closed":
             self._set_state("closed")
             self.say("The host closed the room. Type q and Enter to leave.", "refused")
+        elif ev.type == "rematch":
+            await self._rematch_offered(data)
 
     def _set_state(self, state: str) -> None:
         if self.room is not None:

@@ -112,6 +112,11 @@ class Controls:
             return
         if low in ("q", "quit", "resign", "exit"):
             self._ask_quit()
+        elif low == "rematch":
+            if self.room is None or self.room.state not in ("over", "closed"):
+                self.say("a rematch is offered once the race is over", "refused")
+                return
+            await self._rematch()
         elif low in ("s", "start"):
             await self._start()
         elif low.startswith("w ") and self.seat.racer is None:

@@ -31,6 +31,7 @@ __all__ = [
     "MoveIn",
     "ReadyBody",
     "RoomList",
+    "SeriesBody",
     "ServerMessage",
     "client_message",
     "json_object_problem",
@@ -59,6 +60,15 @@ MoveValue = Annotated[
 
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SeriesBody(_In):
+    """``"series"`` of ``POST /rooms``: the room is the first of a series of races."""
+
+    races: Annotated[int, Field(ge=2, le=9), _INTEGRAL] = Field(
+        description="races back to back on new deals with the same racers (2–9)")
+    break_s: Annotated[int, Field(ge=0, le=300), _INTEGRAL] = Field(
+        20, description="seconds between a race's end and the next one's countdown (0–300)")
 
 
 class CreateRoom(_In):
@@ -96,6 +106,9 @@ class CreateRoom(_In):
     bots: Annotated[int, Field(ge=0, le=63), _INTEGRAL] = Field(
         0, description="computer racers (bot-Ada, bot-Bix, …) seated at once and run by the "
         "server until their results are final, whoever leaves; fewer than capacity")
+    series: SeriesBody | None = Field(
+        None, description="make the room the first of a series of races (docs/protocol.md, "
+        "\"Series\"); null: a single race")
 
 
 class CreatedRoom(_In):

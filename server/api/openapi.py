@@ -20,6 +20,7 @@ from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
 from .player_routes import PLAYER_ENDPOINTS
 from .quick_routes import QUICK_ENDPOINTS
+from .rematch_routes import REMATCH_ENDPOINTS
 from .rest import ENDPOINTS, PREFIX, Endpoint
 from .solver_routes import SOLVER_ENDPOINTS
 
@@ -35,6 +36,8 @@ _PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "racer": ("racer id", {**_ID, "maxLength": 64}),
     "race": ("race id, room id or the short code of its room (the latest race with it)",
              {**_ID, "maxLength": 64}),
+    "series": ("series id (its first room's id), or the id or code of one of its rooms",
+               {**_ID, "maxLength": 64}),
     "a": ("first racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
     "b": ("second racer: id or name", {"type": "string", "minLength": 1, "maxLength": 64}),
     "variant": ("variant id (docs/rules.md)", {"type": "string", "enum": list(VARIANTS)}),
@@ -49,7 +52,8 @@ _PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
                                                  "maxLength": 64}),
 }
 """Path and query parameters: description and schema (as the handlers check them)."""
-_ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS, *PLAYER_ENDPOINTS, *QUICK_ENDPOINTS)
+_ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS, *REMATCH_ENDPOINTS, *PLAYER_ENDPOINTS,
+        *QUICK_ENDPOINTS)
 _BODY_CODES = ("request/invalid", "request/too_large", "request/unsupported_media_type")
 _STORE_CODES = {"none": (), "read": ("store/unavailable",),
                 "write": ("store/unavailable", "store/busy")}
@@ -131,15 +135,27 @@ _LINKS: dict[str, dict[str, dict[str, Any]]] = {
             "path.room": "$request.path.room", "path.racer": "$response.body#/racer/id",
             "header.Authorization": _bearer("$response.body#/token")}}
         for op in ("setReady", "submitMove", "resign", "getHint", "getGame", "getReplay",
-                   "leaveRoom")},
+                   "leaveRoom")} | {
+        "offerRematch": {"operationId": "offerRematch", "parameters": {
+            "path.room": "$request.path.room",
+            "header.Authorization": _bearer("$response.body#/token")}}},
+    "offerRematch": {
+        op: {"operationId": op, "parameters": {
+            "path.room": "$response.body#/room/id", "path.racer": "$response.body#/racer/id",
+            "header.Authorization": _bearer("$response.body#/token")}}
+        for op in ("setReady", "submitMove", "resign", "getGame", "leaveRoom")},
     "quickRace": {
         op: {"operationId": op, "parameters": {
             "path.room": "$response.body#/room/id", "path.racer": "$response.body#/racer/id",
             "header.Authorization": _bearer("$response.body#/token")}}
-        for op in ("setReady", "submitMove", "resign", "getGame", "getReplay", "leaveRoom")},
+        for op in ("setReady", "submitMove", "resign", "getGame", "getReplay", "leaveRoom")} | {
+        "offerRematch": {"operationId": "offerRematch", "parameters": {
+            "path.room": "$response.body#/room/id",
+            "header.Authorization": _bearer("$response.body#/token")}}},
 }
 """OpenAPI links (stateful testing, client generators): a new room's id and host
-token lead to its host's operations, a new racer's id and token to theirs."""
+token lead to its host's operations, a new racer's id and token to theirs (and
+to a rematch once their race is over; a rematch's seat to the next room's)."""
 
 
 def _operation(ep: Endpoint) -> dict[str, Any]:

@@ -108,6 +108,9 @@ async def versus(request: Request, _: None) -> VersusView:
     limit, cursor = _page(request)
     a = await _resolve(request, request.path_params["player"])
     b = await _resolve(request, request.path_params["other"])
+    if a["id"] == b["id"]:
+        raise RequestInvalid("head to head needs two players: name another player",
+                             {"field": "other"})
     return VersusView.model_validate(
         await players(request).versus(a["id"], b["id"], limit, cursor))
 

@@ -184,8 +184,10 @@ async def new_room_slot(request: Request) -> Callable[[str], None]:
 
 async def create_room(request: Request, body: CreateRoom) -> CreatedRoom:
     counted = await new_room_slot(request)
-    room, host_token = await _authority(request).create_room(
-        RoomOptions(**body.model_dump()))
+    options = body.model_dump(exclude={"series"})
+    if body.series is not None:
+        options.update(series_races=body.series.races, series_break_s=body.series.break_s)
+    room, host_token = await _authority(request).create_room(RoomOptions(**options))
     counted(room.id)
     return CreatedRoom(room=room, host_token=host_token)
 

@@ -298,6 +298,21 @@ class ArchiveDb:
                     .values(par=par, room=room, standings=standings))
         return bool(done.rowcount)
 
+    async def update_room(self, race_id: str, room: dict[str, Any]) -> bool:
+        """Store the room record of an archived race again (a rematch link set
+        after it was archived: docs/protocol.md, "Rematch"); ``False``: no such
+        race (yet).
+
+        :raises ArchiveUnavailable:
+        """
+        if not self.ready:
+            await self.migrate()
+        with unavailable():
+            async with self.engine.begin() as conn:
+                done = await conn.execute(
+                    update(races).where(races.c.race_id == race_id).values(room=room))
+        return bool(done.rowcount)
+
     async def count(self) -> int:
         """How many races the archive holds (tests, operators).
 

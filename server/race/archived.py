@@ -77,6 +77,14 @@ class ArchivedRaces(Protocol):
         """
         ...
 
+    async def update_room(self, race_id: str, room: dict[str, Any]) -> bool:
+        """Store the room record of an archived race again (its rematch link was
+        set after the race was archived); ``False``: not archived (yet).
+
+        :raises ArchiveUnavailable:
+        """
+        ...
+
 
 class Archived:
     """Feeding the archive from the live store, and reads of archived races."""
@@ -91,6 +99,8 @@ class Archived:
         """The archive to read from (set by the app; ``None``: none)."""
         self._claimed_par: dict[str, int | None] = {}
         """Race id → the par its document carried, until it is marked archived."""
+        self._claimed_link: dict[str, bool] = {}
+        """Race id → whether its document carried a rematch link, until marked archived."""
 
     # -- feeding -----------------------------------------------------------------
 
@@ -113,7 +123,9 @@ class Archived:
             views = self.rooms.racer_views(room, racers)
             if len(self._claimed_par) > 10_000:  # claims never marked (errors): forget
                 self._claimed_par.clear()
+                self._claimed_link.clear()
             self._claimed_par[room.id] = room.par
+            self._claimed_link[room.id] = room.rematch is not None
             out.append({
                 "race_id": room.id,
                 "room": blanked(room).model_dump(mode="json"),
@@ -132,9 +144,12 @@ class Archived:
         :raises StoreUnavailable:
         """
         sent = self._claimed_par.pop(race_id, None)
+        linked = self._claimed_link.pop(race_id, False)
         got = await self.store.rooms.get_room(race_id)
         if got is not None and got.data.get("par") not in (None, sent):
             await self.par_known(RoomRecord.model_validate(got.data))
+        elif got is not None and got.data.get("rematch") is not None and not linked:
+            await self.link_known(RoomRecord.model_validate(got.data))
         await self.store.archive.archived(race_id, self.config.ended_ttl_ms)
 
     async def par_known(self, room: RoomRecord) -> None:
@@ -150,6 +165,19 @@ class Archived:
                                          table.model_dump(mode="json"))
         except ArchiveUnavailable:
             log.warning("par of race %s not archived: the archive does not answer", room.id)
+
+    async def link_known(self, room: RoomRecord) -> None:
+        """``room`` got its rematch link after its race ended: an archived race
+        gets it too (a pending one reads it when archived, or :meth:`mark_archived`
+        passes it on). A database that does not answer leaves the archived race
+        without it (one log line); its next room still links back."""
+        if self.source is None:
+            return
+        try:
+            await self.source.update_room(room.id, blanked(room).model_dump(mode="json"))
+        except ArchiveUnavailable:
+            log.warning("rematch link of race %s not archived: the archive does not answer",
+                        room.id)
 
     # -- reading -----------------------------------------------------------------
 

@@ -32,7 +32,8 @@ views), :class:`~.timers.Timers` (clock transitions, the race's end),
 :class:`~.lobby.Lobby` (rooms), :class:`~.racers.Racers` (joining, ready,
 leaving, resigning), :class:`~.play.Play` (moves and results),
 :class:`~.assist.Assist` (solver services), :class:`~.bots.RoomBots` (the
-computer racers rooms are created with, run by this process).
+computer racers rooms are created with, run by this process),
+:class:`~.rematch.Rematches` (rematches and the races of a series).
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ from .options import RoomOptions
 from .play import LogsFor, Play
 from .quick import QuickRace
 from .racers import Racers
+from .rematch import Rematches
 from .rooms import Rooms
+from .series import SeriesTables
 from .timers import RaceConfig, RaceOverHook, Timers
 from .views import RaceView, RoomView
 
@@ -91,6 +94,8 @@ class RaceAuthority:
       forming lobby of a variant and rating band), the lobbies' own start;
     - play and results (:class:`~.play.Play`): :meth:`game`, :meth:`move`,
       :meth:`standings`, :meth:`replay`, :meth:`racer_log`;
+    - the next room (:class:`~.rematch.Rematches`): :meth:`rematch`; series
+      (:class:`~.series.SeriesTables`): :meth:`series`;
     - finished races (:class:`~.archived.Archived`): :meth:`race`, and the
       archive's feed :meth:`claim_finished`, :meth:`mark_archived`; the reads
       above answer archived races when no live room does;
@@ -112,6 +117,11 @@ class RaceAuthority:
         self.assist.par_known = self.archived.par_known
         self.bots = RoomBots(self, think_ms=self.config.bot_think_ms,
                              max_bots=self.config.max_bots)
+        self.rematches = Rematches(store, self.cache, self.rooms, self.timers, self.assist,
+                                   self.archived, self.config)
+        self.timers.race_over_hooks.append(self.rematches.race_over)
+        self.series_tables = SeriesTables(store, self.cache, self.rooms, self.timers,
+                                          self.archived, self.rematches)
         self.quick_race = QuickRace(store, self.rooms, self.timers, self.lobby, self.racers,
                                     self.bots, self.config.quick, self.config.waiting_ttl_ms)
         self.timers.waiting_due = self.quick_race.due
@@ -132,6 +142,8 @@ class RaceAuthority:
         self.racer_log = _or_archived(self.play.racer_log, self.archived.racer_log)
         self.hint = self.assist.hint
         self.tick = self.timers.tick
+        self.rematch = self.rematches.rematch
+        self.series = self.series_tables.view
         self.quick = self.quick_race.join
 
     async def create_room(self, options: RoomOptions) -> tuple[RoomView, str]:

@@ -14,7 +14,9 @@ terminal:
 2. from the start, each plays :func:`~server.solver.strategy.choose_move` —
    the strategy the terminal's bots (``lucie bot``) use — pausing about
    ``think_ms`` between moves, until its result is final; stuck (undo
-   allowed) or out of useful moves, it concedes.
+   allowed) or out of useful moves, it concedes;
+3. in a series (docs/protocol.md, "Series") they go on to each next race,
+   where the series seats them with their ids and tokens.
 
 They wake on the room's events (the store's log, like the sockets), read
 the room again at least every :data:`WAKE_S` seconds, and retry a store that
@@ -145,13 +147,48 @@ class RoomBots:
 
     async def _drive(self, room_id: str, bots: list[BotSeat]) -> None:
         try:
-            rules = await self._wait_for_start(room_id, bots)
-            if rules is not None:
+            while True:
+                rules = await self._wait_for_start(room_id, bots)
+                if rules is None:
+                    return
                 await asyncio.gather(*(self._race(room_id, bot, rules) for bot in bots))
+                following = await self._next_race(room_id, bots)
+                if following is None:
+                    return
+                room_id = following
+                task = asyncio.current_task()
+                if task in self._drivers:  # aclose steps the bots out of the new room
+                    self._drivers[task] = (room_id, bots)
         except err.RoomNotFound:
             pass  # the room expired before its start
         except Exception:
             log.exception("the bots of room %s failed", room_id)
+
+    async def _next_race(self, room_id: str, bots: list[BotSeat]) -> str | None:
+        """The next race of the room's series once this one is over, when the
+        bots are seated in it (the series seats every racer who did not leave,
+        ids and tokens kept: docs/protocol.md, "Series"); ``None``: no series,
+        its last race, or the bots are not in the next room."""
+        poke = asyncio.Event()
+        follower = asyncio.create_task(self._follow(room_id, poke))
+        try:
+            while True:
+                poke.clear()
+                room = await self._retry(lambda: self.racing.get_room(room_id))
+                if room.series is None or room.series.race >= room.series.races \
+                        or room.state == "closed":
+                    return None
+                if room.state == "over" and room.rematch is not None:
+                    following = await self._retry(
+                        functools.partial(self.racing.get_room, room.rematch.room))
+                    seated = {r.id for r in following.racers}
+                    return following.id if all(b.id in seated for b in bots) else None
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(poke.wait(), WAKE_S)
+        finally:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await follower
 
     async def _wait_for_start(self, room_id: str, bots: list[BotSeat]) -> RuleSet | None:
         """Ready the bots once someone else is in the room; the rules at the start,

@@ -28,9 +28,11 @@ from server.errors import (
     RoomFull,
     RoomNoRacers,
     RoomNotFound,
+    RoomNotOver,
     RoomNotRacing,
     RoomNotWaiting,
     RoomOver,
+    SeriesNotFound,
     SolverBusy,
     TooManyGhosts,
 )
@@ -53,9 +55,11 @@ __all__ = [
     "RoomFull",
     "RoomNoRacers",
     "RoomNotFound",
+    "RoomNotOver",
     "RoomNotRacing",
     "RoomNotWaiting",
     "RoomOver",
+    "SeriesNotFound",
     "SolverBusy",
     "TooManyGhosts",
 ]

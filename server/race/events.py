@@ -19,7 +19,7 @@ from typing import Annotated, Any, Final, Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from .views import RacerView, Standing
+from .views import RacerView, RoomLink, SeriesInfo, Standing
 
 __all__ = [
     "EVENT_ADAPTER",
@@ -35,6 +35,7 @@ __all__ = [
     "ProgressEvent",
     "RaceOverEvent",
     "ReadyEvent",
+    "RematchEvent",
     "RoomEvent",
     "StartedEvent",
     "parse_event",
@@ -172,9 +173,24 @@ class ClosedEvent(_Event):
         description="race clock (ms) at the close; null when closed before the start")
 
 
+class RematchEvent(_Event):
+    """The next room exists: a racer offered a rematch, or the series made its next
+    race (docs/protocol.md, "Rematch", "Series"). At most once per room, after
+    ``race_over``; the room view's ``rematch`` says the same from then on."""
+
+    type: Literal["rematch"] = "rematch"
+    race_clock_ms: int | None = Field(
+        description="race clock (ms) at the end of the race (frozen)")
+    rematch: RoomLink = Field(description="the next room: follow it (its racers keep their "
+                              "ids and tokens)")
+    series: SeriesInfo | None = Field(
+        description="the next room's place in its series: its racers are already in it and "
+        "its countdown runs (null: a plain rematch, offer it to take a seat)")
+
+
 RoomEvent = Annotated[
     CreatedEvent | JoinedEvent | LeftEvent | ReadyEvent | CountdownEvent | StartedEvent
-    | ProgressEvent | FinishedEvent | RaceOverEvent | ParEvent | ClosedEvent,
+    | ProgressEvent | FinishedEvent | RaceOverEvent | ParEvent | ClosedEvent | RematchEvent,
     Field(discriminator="type"),
 ]
 """Every room event, discriminated on ``type``."""

@@ -33,7 +33,7 @@ from .ids import (
 )
 from .options import RoomOptions
 from .rooms import Rooms
-from .state import RoomRecord
+from .state import RoomRecord, SeriesState
 from .timers import RETRIES, RaceConfig, Timers
 from .views import (
     RoomView,
@@ -108,6 +108,10 @@ class Lobby:
             raise err.RequestInvalid("bots is 0…capacity − 1 (a seat stays for a racer)",
                                      {"field": "bots"})
         delay_s = _spectator_delay_s(options)
+        if options.series_races is not None and not (
+                2 <= options.series_races <= 9 and 0 <= options.series_break_s <= 300):
+            raise err.RequestInvalid("a series has 2…9 races, 0…300 s apart",
+                                     {"field": "series"})
         now = await self.store.clock.now_ms()
         if options.deal == "random":
             deal_number = random_deal_number()
@@ -138,6 +142,9 @@ class Lobby:
             countdown_ms=options.countdown_s * 1000, host_digest=token_digest(host_token),
             created_ms=now, spectator_delay_ms=delay_s * 1000, open_boards=options.open_boards,
             deal_public=options.deal_public or options.deal == "daily",
+            series=None if options.series_races is None else SeriesState(
+                id=room_id, race=1, races=options.series_races,
+                break_ms=options.series_break_s * 1000),
         )
         await self.store.rooms.save_room(room_id, room.model_dump(mode="json"), 0,
                                          [CreatedEvent(race_clock_ms=present.race_clock(room, now),

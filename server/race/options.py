@@ -47,3 +47,8 @@ class RoomOptions:
     """Computer racers seated at once and run by the server process that creates the
     room until their results are final (:mod:`server.race.bots`); fewer than
     ``capacity``."""
+    series_races: int | None = None
+    """Races of a series (2…9) made from this room, back to back (docs/protocol.md,
+    "Series"); ``None``: a single race."""
+    series_break_s: int = 20
+    """Seconds between two races of a series (0…300), before the next one's countdown."""

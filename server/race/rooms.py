@@ -16,7 +16,7 @@ from . import present, visibility
 from .cache import RaceCache
 from .ids import is_code
 from .state import RacerRecord, RoomRecord, RosterEntry
-from .views import RacerView, RoomView
+from .views import RacerView, RoomView, SeriesInfo
 from .visibility import Seen
 
 SPECTATOR = Seen("spectator")
@@ -109,7 +109,9 @@ class Rooms:
             seq=await self.store.events.last_seq(room.id) if seq is None else seq,
             hints=room.hints, winnable_only=room.winnable_only,
             spectator_delay_ms=0 if room.open_boards else room.spectator_delay_ms,
-            open_boards=room.open_boards,
+            open_boards=room.open_boards, rematch=room.rematch, rematch_of=room.rematch_of,
+            series=None if room.series is None else SeriesInfo(
+                id=room.series.id, race=room.series.race, races=room.series.races),
             quick=room.quick.info(len(room.roster), room.capacity, now)
             if room.quick is not None and room.state == "waiting" else None,
         )

@@ -11,9 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from .quick_state import QuickState
-from .views import RacerStatus, RoomState
+from .views import RacerStatus, RoomLink, RoomState
 
-__all__ = ["FINAL_STATUSES", "RacerRecord", "RoomRecord", "RosterEntry"]
+__all__ = ["FINAL_STATUSES", "RacerRecord", "RoomRecord", "RosterEntry", "SeriesState"]
 
 FINAL_STATUSES = frozenset({"won", "resigned", "timed_out", "left"})
 """Statuses that are always final (``stuck`` is final only without undo)."""
@@ -33,6 +33,20 @@ class RosterEntry(_Record):
     ready: bool = False
     player: str | None = None
     """The player id when the racer joined with a player key (docs/players.md)."""
+
+
+class SeriesState(_Record):
+    """A series room's place in its series (docs/protocol.md, "Series")."""
+
+    id: str
+    """The series id: the id of its first room."""
+    race: int
+    """This room's race, 1 … ``races``."""
+    races: int
+    """Races in the series, 2…9."""
+    break_ms: int
+    """Between two races: the next race's countdown starts this long (plus the
+    room's countdown) before its start, as soon as the previous race ends."""
 
 
 class RoomRecord(_Record):
@@ -60,13 +74,19 @@ class RoomRecord(_Record):
     hints: bool = False
     winnable_only: bool = False
     par: int | None = None
+    """Most foundation cards possible with the room's redeals (solver; issue 7)."""
     spectator_delay_ms: int = 60_000
     """How far behind the race clock spectators see boards (docs/protocol.md, "Fair play")."""
     open_boards: bool = False
     """Spectators see boards live (the room was created with ``open_boards``)."""
     deal_public: bool = False
     """The deal number is public anyway (daily and ghost rooms): shown before the start."""
-    """Most foundation cards possible with the room's redeals (solver; issue 7)."""
+    rematch: RoomLink | None = None
+    """The next room (a rematch, or the series' next race), set once by compare-and-set."""
+    rematch_of: RoomLink | None = None
+    """The room this one is the rematch (or next series race) of."""
+    series: SeriesState | None = None
+    """The room's place in its series; ``None``: a single race."""
 
     def entry(self, racer_id: str) -> RosterEntry | None:
         """The roster entry of ``racer_id``, or ``None``."""

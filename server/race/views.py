@@ -28,9 +28,15 @@ __all__ = [
     "RacerView",
     "Replay",
     "ReplayMove",
+    "RoomLink",
     "RoomState",
     "RoomView",
     "RulesView",
+    "SeriesInfo",
+    "SeriesRace",
+    "SeriesRow",
+    "SeriesScore",
+    "SeriesView",
     "Standing",
     "Standings",
 ]
@@ -83,6 +89,22 @@ class RacerView(_View):
                                "a player key (docs/players.md); null: anonymous")
 
 
+class RoomLink(_View):
+    """Another room of a rematch chain or a series: its id and short code."""
+
+    room: str = Field(description="room id")
+    code: str = Field(description="its short code (codes are reused once a room is gone: "
+                      "the id names it for good)")
+
+
+class SeriesInfo(_View):
+    """A room's place in a series of races (docs/protocol.md, "Series")."""
+
+    id: str = Field(description="the series id (its first room's id): GET /series/{id}")
+    race: int = Field(description="this room's race of the series, 1 … races")
+    races: int = Field(description="races in the series (2–9)")
+
+
 class RoomView(_View):
     """A room: rule set, deal, state, racers and the last room event number."""
 
@@ -108,6 +130,13 @@ class RoomView(_View):
         60_000, description="during the race, spectators see boards this far behind the race "
         "clock (0: live, in open-boards rooms)")
     open_boards: bool = Field(False, description="spectators see boards live during the race")
+    rematch: RoomLink | None = Field(
+        None, description="the next room, once a racer offered a rematch (or the series made "
+        "its next race): follow it (docs/protocol.md, \"Rematch\")")
+    rematch_of: RoomLink | None = Field(
+        None, description="the room this one is the rematch (or next series race) of")
+    series: SeriesInfo | None = Field(None, description="the room's place in its series "
+                                      "(null: a single race)")
     quick: QuickInfo | None = Field(None, description="a quick-race lobby while it waits "
                                     "(docs/protocol.md, \"Quick race\"); else null")
 
@@ -226,6 +255,55 @@ class Replay(_View):
     player: str
     moves: list[ReplayMove]
     result: RacerView
+
+
+class SeriesScore(_View):
+    """One racer's score in one race of a series (docs/protocol.md, "Series")."""
+
+    foundation_cards: int = Field(description="foundation cards at the end of that race "
+                                  "(0 when absent)")
+    time_ms: int = Field(description="that race's reach time (ms; null counts 0; 0 when "
+                         "absent)")
+    status: RacerStatus | Literal["absent"] = Field(
+        description="the final status in that race; absent: not in that race (left the "
+        "series before it)")
+
+
+class SeriesRow(_View):
+    """One racer's line of a series' table."""
+
+    rank: int = Field(description="1 = best; racers equal on cards and time share a rank")
+    racer: str = Field(description="racer id (the same in every room of the series)")
+    name: str
+    join_order: int = Field(description="order of joining the series' first race")
+    foundation_cards: int = Field(description="sum over the races that are over")
+    time_ms: int = Field(description="sum of the reach times (ms) over the races that are over")
+    left: bool = Field(description="left the series (a race, or before one): scores 0 since")
+    races: list[SeriesScore | None] = Field(
+        description="one per race, in order; null while that race is not over")
+
+
+class SeriesRace(_View):
+    """One race of a series: its room once made."""
+
+    race: int = Field(description="1 … races")
+    room: str | None = Field(description="room id (null: not made yet)")
+    code: str | None = Field(description="its short code (null: not made yet)")
+    state: RoomState | None = Field(description="the room's state (null: not made yet)")
+
+
+class SeriesView(_View):
+    """A series of races on the same racers and its table (docs/protocol.md, "Series")."""
+
+    id: str = Field(description="the series id: its first room's id")
+    races: int = Field(description="races in the series (2–9)")
+    played: int = Field(description="races over so far")
+    state: Literal["running", "over", "stopped"] = Field(
+        description="running: races remain; over: every race is over; stopped: it ended "
+        "early (its host closed a room, or every racer left)")
+    final: bool = Field(description="the table is final (over or stopped)")
+    rooms: list[SeriesRace] = Field(description="each race's room, in order")
+    table: list[SeriesRow] = Field(description="best first (docs/protocol.md, \"Series\")")
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,6 +124,16 @@ class ArchiveContract:
         assert got is not None and got.room["par"] == 44
         assert await db.update_par("nosuchrace", 1, room, standings) is False
 
+    async def test_a_rematch_link_made_later_is_stored(self, db: ArchiveDb) -> None:
+        doc = race_doc()
+        await db.write(doc)
+        room = {**doc["room"], "rematch": {"room": "next-room-id-16c", "code": "NEXT23"}}
+        assert await db.update_room(doc["race_id"], room) is True
+        got = await db.find_race(doc["race_id"])
+        assert got is not None and got.room["rematch"] == room["rematch"]
+        assert got.room["deal_number"] == doc["room"]["deal_number"]
+        assert await db.update_room("nosuchrace", room) is False
+
     async def test_the_first_read_migrates(self, empty_db: ArchiveDb) -> None:
         # a server whose database was down at start migrates on first contact
         assert await empty_db.find_race("x") is None

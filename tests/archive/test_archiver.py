@@ -160,3 +160,45 @@ async def test_a_batch_is_archived_in_the_order_its_races_ended() -> None:
 
     assert await Archiver(Races(), Writer()).run_once() == 3
     assert written == ["early", "mid", "late"]
+
+
+async def test_rematch_links_reach_the_archive_and_an_archived_race_has_none(
+        store: ClockStore, db: ArchiveDb) -> None:
+    """Issue 21: a rematch made after the archiving is written to the archive
+    too (the chain stays walkable from archived rooms); once only the archive
+    holds a race, a rematch is a 404 that says so."""
+    race = RaceAuthority(store)
+    race.archive = db
+    archiver = Archiver(race, db)
+    room_id, code, _ = await _finished(race)
+    tokens = []
+    # a second race, archived before anyone offers, and one offered between the
+    # archiver's claim and its write (mark_archived passes the link on)
+    for _ in range(2):
+        room, host = await race.create_room(RoomOptions(deal=7, countdown_s=0))
+        racer, token = await race.join(room.id, "alice")
+        await race.start(room.id, host)
+        await race.resign(room.id, racer.id, token)
+        tokens.append((room.id, token))
+    (late_id, late_token), (mid_id, mid_token) = tokens
+    claimed = await race.claim_finished(10, 60_000)
+    assert {d["race_id"] for d in claimed} == {room_id, late_id, mid_id}
+    mid = await race.rematch(mid_id, mid_token)  # after the claim, before the write
+    for doc in claimed:
+        assert await db.write(doc)
+        await race.mark_archived(doc["race_id"])
+    late = await race.rematch(late_id, late_token)  # after the archiving
+    for ref, made in ((mid_id, mid), (late_id, late)):
+        got = await db.find_race(ref)
+        assert got is not None
+        assert got.room["rematch"] == {"room": made.room.id, "code": made.room.code}
+    assert await archiver.run_once() == 0
+    store.advance(race.config.ended_ttl_ms + 1000)
+    assert await store.rooms.get_room(late_id) is None
+    view = await race.get_room(late_id)  # from the archive: both links
+    assert view.rematch is not None and view.rematch.room == late.room.id
+    assert (await race.get_room(room_id)).rematch is None
+    with pytest.raises(err.RoomNotFound) as refused:
+        await race.rematch(code, late_token)
+    assert refused.value.details["archived"] is True
+    assert "archived" in refused.value.message

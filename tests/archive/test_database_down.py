@@ -111,12 +111,24 @@ def test_database_down_races_run_reads_503_then_catch_up(
         with httpx.Client(base_url=url, timeout=15) as api:
             first = _finish_race(api)
             _wait(lambda: _archived(pg_database) == 1, 20)
+            made = api.post("/api/v1/players", json={"name": "Dora Down"}).json()
 
             relay.down()
             gone = api.get("/api/v1/races/nosuchrace")
             assert gone.status_code == 503, gone.text
             assert gone.json()["error"]["code"] == "archive/unavailable"
             assert gone.headers["retry-after"]
+            for path in (f"/api/v1/players/{made['player']['id']}",
+                         "/api/v1/leaderboards/belle-lucie/rating"):
+                player = api.get(path)
+                assert player.status_code == 503, player.text
+                assert player.json()["error"]["code"] == "archive/unavailable"
+            room = api.post("/api/v1/rooms", json={}).json()["room"]
+            as_player = api.post(f"/api/v1/rooms/{room['id']}/racers", json={},
+                                 headers={"Authorization": f"Bearer {made['key']}"})
+            assert as_player.status_code == 503  # anonymous joins still work:
+            assert api.post(f"/api/v1/rooms/{room['id']}/racers",
+                            json={"name": "anon"}).status_code == 201
             second = _finish_race(api)  # the race runs on
             assert api.get(f"/api/v1/races/{second}").json()["live"] is True
             time.sleep(2)
@@ -126,6 +138,7 @@ def test_database_down_races_run_reads_503_then_catch_up(
             _wait(lambda: _archived(pg_database) == 2, 45)
             for race in (first, second):
                 assert api.get(f"/api/v1/races/{race}").status_code == 200
+            assert api.get(f"/api/v1/players/{made['player']['id']}").status_code == 200
     finally:
         relay.down()
     text = Path(SERVER_LOGS[url]).read_text()

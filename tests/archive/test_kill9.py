@@ -1,6 +1,8 @@
 """kill -9 while races end (issue 20): two processes on one Redis and one
 PostgreSQL, races finishing on both, one process killed -9 mid-stream —
-every finished race is archived exactly once, none stays pending."""
+every finished race is archived exactly once, none stays pending, and the
+two players who raced them have each race counted once in their figures and
+ratings (the archiving transaction holds both)."""
 
 from __future__ import annotations
 
@@ -28,15 +30,17 @@ async def _rows(url: str) -> tuple[list[str], int]:
         await conn.close()
 
 
-def _finish(api: httpx.Client) -> str:
-    created = api.post("/api/v1/rooms", json={"capacity": 1, "countdown_s": 0}).json()
+def _finish(api: httpx.Client, keys: list[str]) -> str:
+    created = api.post("/api/v1/rooms", json={"capacity": 2, "countdown_s": 0}).json()
     room, host = created["room"], created["host_token"]
-    me = api.post(f"/api/v1/rooms/{room['id']}/racers", json={"name": "k"}).json()
+    seats = [api.post(f"/api/v1/rooms/{room['id']}/racers", json={},
+                      headers={"Authorization": f"Bearer {key}"}).json() for key in keys]
     assert api.post(f"/api/v1/rooms/{room['id']}/start",
                     headers={"Authorization": f"Bearer {host}"}).status_code == 200
-    done = api.post(f"/api/v1/rooms/{room['id']}/racers/{me['racer']['id']}/resign",
-                    headers={"Authorization": f"Bearer {me['token']}"})
-    assert done.status_code == 200
+    for me in seats:
+        done = api.post(f"/api/v1/rooms/{room['id']}/racers/{me['racer']['id']}/resign",
+                        headers={"Authorization": f"Bearer {me['token']}"})
+        assert done.status_code == 200
     return str(room["id"])
 
 
@@ -49,9 +53,11 @@ def test_kill_9_loses_and_repeats_no_archived_race(pg_database: str) -> None:
         victim, survivor = cluster.urls
         with httpx.Client(base_url=victim, timeout=10) as a, \
                 httpx.Client(base_url=survivor, timeout=10) as b:
+            made = [b.post("/api/v1/players", json={"name": n}).json() for n in ("kay", "lee")]
+            keys = [m["key"] for m in made]
             for i in range(RACES // 2):  # both processes end races and archive them
-                finished.append(_finish(a))
-                finished.append(_finish(b))
+                finished.append(_finish(a, keys))
+                finished.append(_finish(b, keys))
                 if i == RACES // 4:
                     # the victim's race just ended: its archiver (every 50 ms) is
                     # likely on it, claimed, mid-write — where the kill lands is
@@ -65,7 +71,7 @@ def test_kill_9_loses_and_repeats_no_archived_race(pg_database: str) -> None:
                 break
             time.sleep(0.3)
         assert sorted(ids) == sorted(finished)  # each exactly once (and nothing else)
-        assert racers == len(finished)
+        assert racers == 2 * len(finished)
         client = redis.Redis.from_url("redis://127.0.0.1:6379/0")
         try:
             assert client.zcard(f"{cluster.prefix}archive") == 0  # none left pending
@@ -74,5 +80,9 @@ def test_kill_9_loses_and_repeats_no_archived_race(pg_database: str) -> None:
         with httpx.Client(base_url=survivor, timeout=10) as b:
             for race in finished:
                 assert b.get(f"/api/v1/races/{race}").status_code == 200
+            for m in made:
+                (figures,) = b.get(f"/api/v1/players/{m['player']['id']}").json()["variants"]
+                assert figures["races"] == len(finished)
+                assert figures["rating"]["rated_races"] == len(finished)
     finally:
         cluster.stop()

@@ -169,6 +169,77 @@ async def test_results_table_at_the_end_and_quit_confirm(lucie_server: str) -> N
     assert app.return_value == 0
 
 
+async def test_rematch_from_the_results_screen(lucie_server: str) -> None:
+    """Issue 21: bob offers a rematch first; ann's results screen says so, r takes
+    her seat in his room and the board closes with her next seat."""
+    room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: app.game is not None, what="start")
+        await client.resign(room, bob.racer.id, bob.token)
+        await client.resign(room, ann.racer.id, ann.token)
+        await until(lambda: isinstance(app.screen, ResultsScreen), what="results")
+        await until(lambda: "r for a rematch" in hint_of(app), what="the key line")
+        made = await client.rematch(room, bob.token)
+        await until(lambda: "bob offers a rematch" in hint_of(app), what="bob's offer shown")
+        await pilot.press("r")
+        await until(lambda: not app.is_running, what="exit after the rematch")
+    assert app.return_value == 0 and app.next_seat is not None
+    assert app.next_seat.room == made.room.id and app.next_seat.racer == ann.racer.id
+    assert app.next_seat.token == ann.token and app.next_seat.host_token is None
+    async with LucieClient(lucie_server) as client:
+        joined = await client.get_room(made.room.id)
+    assert [r.name for r in joined.racers] == ["bob", "ann"]
+
+
+def hint_of(app: RaceApp) -> str:
+    """The results screen's key line ('' until it is composed)."""
+    found = app.screen.query("#results-hint")
+    return str(found.first().render()) if found else ""
+
+
+async def _series_board(url: str, break_s: int) -> tuple[RaceApp, str, JoinedRoom, JoinedRoom]:
+    async with LucieClient(url) as client:
+        created = await client.create_room(deal=DEAL, countdown_s=0, visibility="private",
+                                           series=2, series_break_s=break_s)
+        room = created.room.id
+        ann, bob = [await client.join(room, n) for n in ("ann", "bob")]
+        await client.start(room, created.host_token)
+    return RaceApp(Seat(url, room, ann.racer.id, ann.token, created.host_token)), room, ann, bob
+
+
+@pytest.mark.parametrize("key", ["enter", "q", None])
+async def test_a_series_goes_on_from_the_results_screen(lucie_server: str,
+                                                        key: str | None) -> None:
+    """Issue 21: the results of a series' race show the series' table; the next
+    race's room comes with the rematch event: Enter goes on, q leaves the series,
+    and without a key the board goes on by itself before the next start."""
+    app, room, ann, bob = await _series_board(lucie_server, 30 if key else 3)
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.game is not None, what="racing")
+        await client.resign(room, bob.racer.id, bob.token)
+        await client.resign(room, ann.racer.id, ann.token)
+        await until(lambda: isinstance(app.screen, ResultsScreen), what="results")
+        await until(lambda: "race 2 of 2 starts in" in hint_of(app), what="the next race")
+        await until(lambda: app.screen.query("#series-table") and app.screen.query_one(
+            "#series-table", DataTable).row_count == 2, what="the series table")
+        assert "1 of 2 races" in str(app.screen.query_one("#series-title").render())
+        if key is not None:
+            await pilot.press(key)
+        await until(lambda: not app.is_running, what="exit")
+        nxt = (await client.get_room(room)).rematch
+        assert nxt is not None
+        racers = [r.name for r in (await client.get_room(nxt.room)).racers]
+    if key != "q":
+        assert app.next_seat is not None and app.next_seat.room == nxt.room
+        assert app.next_seat.token == ann.token and app.next_seat == app.series_seat
+        assert racers == ["ann", "bob"]
+    else:  # q: she leaves the series
+        assert app.next_seat is None and racers == ["bob"]
+
+
 async def test_room_gone_and_watching(lucie_server: str) -> None:
     app = RaceApp(Seat(lucie_server, "NO-SUCH-ROOM"))
     async with app.run_test(size=SIZE):

@@ -16,7 +16,7 @@ from client_cli.common import lucie_command
 from client_cli.play_cmd import exit_report
 
 SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot", "deal", "solve",
-               "compare", "leaderboard", "daily", "ghost"]
+               "compare", "leaderboard", "daily", "ghost", "me", "history", "h2h", "forget-me"]
 
 
 @pytest.mark.parametrize("name", SUBCOMMANDS)
@@ -43,6 +43,8 @@ def test_every_subcommand_has_help_with_examples(name: str,
     (["bot", "ABCD", "--count", "0"], "--count: must be at least 1"),
     (["ghost", "--countdown", "-1"], "--countdown: must be 0 or more"),
     (["leaderboard", "--limit", "500"], "--limit: must be from 1 to 100"),
+    (["history", "--limit", "0"], "--limit: must be from 1 to 100"),
+    (["h2h", "Bob", "--limit", "x"], "'x' is not a whole number"),
 ])
 def test_numbers_are_checked_with_clear_messages(argv: list[str], complaint: str,
                                                  capsys: pytest.CaptureFixture[str]) -> None:

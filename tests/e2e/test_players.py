@@ -132,6 +132,8 @@ def test_bad_player_input_gets_registry_codes(api: httpx.Client) -> None:
                  params={"limit": "0"}), 400, "request/invalid"),
         (api.get(f"/api/v1/players/{made['player']['id']}/ratings/nope"), 400,
          "request/invalid"),
+        (api.get(f"/api/v1/players/{made['player']['id']}/vs/cy twice"), 400,
+         "request/invalid"),
         (api.delete(f"/api/v1/players/{made['player']['id']}"), 401, "auth/missing"),
         (api.delete(f"/api/v1/players/{made['player']['id']}", headers=_bearer("lpk_wrong")),
          403, "player/invalid_key"),

@@ -117,3 +117,34 @@ async def test_the_bots_option_is_checked(authority: RaceAuthority) -> None:
     assert len(await authority.list_rooms()) == 1  # the refusal created nothing
     await authority.create_room(RoomOptions(bots=1))
     assert authority.bots.running == 4
+
+
+async def test_bots_race_every_race_of_a_series(authority: RaceAuthority) -> None:
+    """In a series the server seats the bots in each next race (ids and tokens
+    kept): their driver follows and races it too."""
+    room, _ = await authority.create_room(RoomOptions(
+        bots=1, countdown_s=0, time_limit_s=600, series_races=2, series_break_s=0))
+    ann, token = await authority.join(room.code, "ann")
+
+    async def bot_ready() -> bool:
+        view = await authority.get_room(room.id)
+        return all(r.ready for r in view.racers if r.id != ann.id)
+
+    await _until(bot_ready)
+    await authority.set_ready(room.code, ann.id, token, True)
+    current = room.id
+    for race in (1, 2):
+        async def state_is(state: str, room_id: str = current) -> bool:
+            return (await authority.get_room(room_id)).state == state
+
+        await _until(lambda: state_is("racing"))
+        await authority.resign(current, ann.id, token)
+        await _until(lambda: state_is("over"))
+        view = await authority.get_room(current)
+        assert view.series is not None and view.series.race == race
+        (bot,) = [r for r in view.racers if r.id != ann.id]
+        assert bot.final and bot.status in FINAL_BY_PLAY and bot.moves > 0, (race, bot)
+        if race == 1:
+            assert view.rematch is not None
+            current = view.rematch.room
+    await _until(lambda: _is(authority.bots.running == 0))  # the last race: done

@@ -125,8 +125,20 @@ async def closed_during_the_race(race: RaceAuthority, store: ClockStore
     return await _logged(race, room.id)
 
 
+async def rematched(race: RaceAuthority, store: ClockStore) -> list[dict[str, Any]]:
+    """A race over, then a rematch offered: the old room logs ``rematch``; the new
+    room's events (created, joined) are typed too."""
+    room, host = await race.create_room(RoomOptions(deal=7, countdown_s=0))
+    ada, token = await race.join(room.id, "Ada")
+    await race.start(room.id, host)
+    await race.resign(room.id, ada.id, token)
+    made = await race.rematch(room.id, token)
+    assert _types(await _logged(race, made.room.id)) == ["created", "joined"]
+    return await _logged(race, room.id)
+
+
 SCENARIOS: tuple[Scenario, ...] = (full_race, leave_and_time_limit, closed_before_the_start,
-                                   closed_during_the_race)
+                                   closed_during_the_race, rematched)
 
 
 def _types(events: list[dict[str, Any]], *, par: bool = True) -> list[str]:

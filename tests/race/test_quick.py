@@ -80,10 +80,10 @@ async def test_two_racers_start_wait_after_the_second_joined(
 async def test_a_racer_alone_gets_bots_then_the_race_starts(
         race: RaceAuthority, store: ClockStore) -> None:
     room, ann, token = await race.quick("belle-lucie", "ann")
-    store.advance(29_999)
+    store.advance(29_000)
     await race.tick()
     assert len((await race.get_room(room.id)).racers) == 1
-    store.advance(1)
+    store.advance(1_000)
     await race.tick()
     view = await race.get_room(room.id)
     assert view.state == "countdown" and view.quick is None
@@ -224,3 +224,20 @@ async def test_two_hundred_callers_at_once_fill_lobbies_one_after_another(
     for rid, view in views.items():
         assert {r.id for r in view.racers} == by_room[rid]
         assert view.state == ("waiting" if len(view.racers) == 2 else "countdown")
+
+
+async def test_a_rematch_of_a_quick_race_is_a_plain_room(
+        race: RaceAuthority, store: ClockStore) -> None:
+    room, ann, ann_token = await race.quick("belle-lucie", "ann")
+    _, bob, bob_token = await race.quick("belle-lucie", "bob")
+    store.advance(20_000)
+    await race.tick()
+    store.advance(3_000)
+    await race.resign(room.id, ann.id, ann_token)
+    await race.resign(room.id, bob.id, bob_token)
+    assert (await race.get_room(room.id)).state == "over"
+    again = await race.rematch(room.id, ann_token)
+    assert again.room.quick is None and again.host_token is not None
+    store.advance(60_000)  # no lobby deadline: it waits for its host
+    await race.tick()
+    assert (await race.get_room(again.room.id)).state == "waiting"

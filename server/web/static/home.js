@@ -39,6 +39,8 @@ export function mountHome(main) {
   const capacity = el("input", { id: "capacity", type: "number", min: "1", max: "64", value: "8" });
   const bots = el("input", { id: "bots", type: "number", min: "0", max: "7", value: "0" });
   const vis = el("select", { id: "visibility" }, el("option", { value: "public", text: "Public (listed)" }), el("option", { value: "private", text: "Private (link only)" }));
+  const races = el("select", { id: "series" });
+  for (let n = 1; n <= 9; n++) races.append(el("option", { value: n, text: n === 1 ? "One race" : `A series of ${n}` }));
   const hints = el("input", { id: "hints", type: "checkbox" });
   const winnable = el("input", { id: "winnable", type: "checkbox" });
   const create = el("form", { class: "card-panel create", id: "create-form" },
@@ -47,7 +49,8 @@ export function mountHome(main) {
     el("div", { class: "grid2" },
       field("Variant", variant), el("div", { class: "field" }, el("label", { for: "deal-kind", text: "Deal" }), dealKind, dealNo),
       field("Time limit", limit), field("Seats", capacity),
-      field("Computer racers", bots, "run by the server: they race on if you leave"), field("Room", vis)),
+      field("Computer racers", bots, "run by the server: they race on if you leave"), field("Room", vis),
+      field("Races", races, "a series: the next race starts by itself")),
     el("div", { class: "checks" },
       el("label", {}, hints, " hints"), el("label", {}, winnable, " winnable deals only")),
     el("button", { type: "submit", class: "primary", id: "create", text: "Create the room" }));
@@ -56,7 +59,8 @@ export function mountHome(main) {
     const deal = dealKind.value === "number" ? dealNo.value.trim() : dealKind.value;
     try {
       await createAndJoin({ variant: variant.value, capacity: Number(capacity.value), time_limit_s: Number(limit.value),
-        visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, bots: Number(bots.value), deal }, name.value);
+        visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, bots: Number(bots.value), deal,
+        ...(races.value > 1 ? { series: { races: Number(races.value) } } : {}) }, name.value);
     } catch (err) { say(`${err.code}: ${err.message}`); }
   });
 

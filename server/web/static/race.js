@@ -4,6 +4,7 @@
 import { call, RoomSocket, store } from "./api.js";
 import { Board, el } from "./board.js";
 import { mountEnd } from "./end.js";
+import { mountRematch } from "./rematch.js";
 import { banner, hooks, navigate } from "./nav.js";
 
 const FINAL = new Set(["won", "resigned", "left", "timed_out"]);
@@ -48,6 +49,7 @@ function applyEvent(room, ev) {
     case "finished": if (find(ev.racer)) Object.assign(find(ev.racer), { status: ev.status, final: true, finished_ms: ev.race_clock_ms }); break;
     case "race_over": case "par": room.state = room.state === "closed" ? "closed" : "over"; room.standings = ev.standings; room.par = ev.par; break;
     case "closed": room.state = "closed"; break;
+    case "rematch": room.rematch = ev.rematch; break;
     default: break;
   }
   if (ev.race_clock_ms !== null && ev.race_clock_ms !== undefined) room.race_clock_ms = ev.race_clock_ms;
@@ -165,6 +167,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
         if (ev.type === "started" && s.me) fetchGame();
         if (ev.type === "finished" && ev.racer === s.me) fetchGame();
         if (ev.type === "par" && s.mode === "end") s.mode = null; // redraw the table with to-par
+        if (ev.type === "rematch") s.rematchBar?.linked(ev.rematch, ev.series);
         if (before !== s.room.state || ev.type === "race_over" || ev.type === "par") render(); else update();
       },
       onSnapshot(d) { s.room = d.room; s.clockAt = performance.now(); if (s.me) fetchGame(); render(); },
@@ -399,6 +402,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     const box = el("div", { class: "end" });
     stage.append(box);
     mountEnd(box, { code, room: s.room, me: s.me, token: s.token, say, onGhost: (c) => navigate(`/r/${c}`) });
+    s.rematchBar = mountRematch(box, { code, room: s.room, me: s.me, token: s.token, watch, say, go: navigate });
   }
 
   // keyboard: typing a move anywhere goes to the move line; Escape drops the selection
@@ -413,6 +417,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   load();
   return () => {
     s.stopped = true; clearInterval(tick); clearInterval(s.watchTimer); s.sock?.close(); banner("");
+    s.rematchBar?.stop();
     document.removeEventListener("keydown", onKey);
     if (hooks.move === sendMove) hooks.move = null;
   };

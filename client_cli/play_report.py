@@ -1,0 +1,73 @@
+"""What ``lucie play``/``join``/``watch`` print when the board closes: the
+standings (received, fetched, or the last known), and the host's wait for
+the others' race to end."""
+
+from __future__ import annotations
+
+import asyncio
+
+from .api import LucieClient, RacerView, StandingsView, StandingView
+from .board.model import FINAL_STATUSES, rank_racers, standing_rows
+from .common import print_table
+
+__all__ = ["exit_report", "standings_of", "wait_for_race_over"]
+
+
+def exit_report(code: str, received: list[StandingView] | None, fetched: StandingsView | None,
+                fetch_failed: bool, racers: list[RacerView]) -> None:
+    """Print the standings once the board closed.
+
+    ``received``: the final standings of the board's ``race_over`` event
+    (``None`` when it saw none), printed without asking the server;
+    otherwise ``fetched`` (what the server answered); when that request
+    failed (the host's server stops once the race is over), one line says
+    so, followed by the board's last known standings of ``racers``.
+    """
+    columns = ["rank", "name", "cards", "reached", "moves", "status", "points"]
+    if received:
+        print_table(f"Room {code} · final results", columns, standing_rows(received))
+    elif fetched is not None and fetched.standings:
+        print_table(f"Room {code} · " + ("final results" if fetched.final else "standings so far"),
+                    columns, standing_rows(fetched.standings))
+    elif fetch_failed:
+        known = [StandingView(rank=i, racer=r.id, name=r.name,
+                              foundation_cards=r.foundation_cards,
+                              reach_time_ms=r.reach_time_ms, moves=r.moves,
+                              join_order=r.join_order, status=r.status, final=r.final)
+                 for i, r in enumerate(rank_racers(racers), 1)]
+        if not known:
+            print(f"Room {code}: results unavailable: the server is gone.", flush=True)
+            return
+        print(f"Room {code}: the server is gone; last known standings:", flush=True)
+        print_table(f"Room {code} · last known standings (points unknown)", columns,
+                    [(*row[:-1], "–") for row in standing_rows(known)])
+
+
+async def standings_of(url: str, room: str) -> StandingsView:
+    """The room's standings now."""
+    async with LucieClient(url) as client:
+        return await client.standings(room)
+
+
+async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0) -> StandingsView:
+    """Wait until ``room``'s race is over (or the room closed); return the standings.
+
+    Says once, on stdout, who is still racing and that Ctrl-C stops the
+    server now: the caller hosts the server the other racers depend on.
+    """
+    async with LucieClient(url) as client:
+        announced = False
+        while True:
+            info = await client.get_room(room)
+            if info.state not in ("countdown", "racing"):
+                break
+            still = [r.name for r in info.racers if r.status not in FINAL_STATUSES]
+            if still and not announced:
+                announced = True
+                n = len(still)
+                print(f"You host the local server: it keeps running until the race is over "
+                      f"for the {n} racer{'s' if n != 1 else ''} still racing "
+                      f"({', '.join(still)}).\nPress Ctrl-C to stop it now (their race "
+                      "ends).", flush=True)
+            await asyncio.sleep(poll_s)
+        return await client.standings(room)

@@ -1,0 +1,166 @@
+"""What the player commands share: errors in words, the player a race joins as.
+
+``lucie me``, ``lucie history``, ``lucie h2h``, ``lucie forget-me`` and the
+rating board print every error code of the players routes in words
+(:func:`player_error_words`); ``lucie play`` and ``lucie join`` race as the
+player stored for the server (:func:`stored_player`, :func:`join_as_player`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from .api import ApiError, JoinedRoom, LucieClient
+from .common import lucie_command, run_command
+from .player_key import PlayerKey, load_key
+
+__all__ = ["PROVISIONAL_NOTE", "Worded", "anonymous_tip", "fmt_rating", "fmt_when",
+           "join_as_player", "player_error_words", "run_player_command", "stored_player"]
+
+
+class Worded(ApiError):
+    """An error whose message is already in words for the command that raises it."""
+
+
+def player_error_words(exc: ApiError, url: str, me: PlayerKey | None = None) -> str:
+    """What went wrong with a players request, in words (every code they answer).
+
+    ``me``: the stored player, when the request was about them.
+    """
+    code, details = exc.code, exc.details
+    who = str(details.get("player") or "")
+    if code == "request/not_found":
+        return (f"{url} has no players API (an older race server): players, ratings and "
+                "race history need a newer one; racing works as before")
+    if code == "player/not_found":
+        if me is not None and who in (me.player_id, me.name):
+            return (f"{url} no longer knows your player {me.name} (it was forgotten, or the "
+                    f"server's database is new): `{lucie_command()} forget-me` removes the "
+                    f"stale key, `{lucie_command()} me --create NAME` makes a new player")
+        return f"no player {who!r} on {url}" if who else f"no such player on {url}"
+    if code == "player/name_taken":
+        name = details.get("name")
+        return (f"the player name {name!r} is taken on {url}; pick another" if name
+                else f"that player name is taken on {url}; pick another")
+    if code == "player/invalid_key":
+        return (f"{url} does not accept your player key (the player was forgotten, or the "
+                f"server's database is new): `{lucie_command()} forget-me` removes the stale "
+                "key; --anonymous races without it")
+    if code == "request/invalid":
+        field = details.get("field")
+        if field == "name":
+            return f"not a valid player name: {exc.message}"
+        if field == "variant":
+            return f"unknown variant: {exc.message}"
+        return f"{url} refused the request: {exc.message}"
+    if code == "archive/unavailable":
+        return (f"the race archive (database) of {url} does not answer right now: races run "
+                "on, but players, ratings and history wait for it; try again in a while")
+    if code == "rate/limited":
+        return f"too many requests to {url} from here; wait a minute and try again"
+    if code == "auth/missing":
+        return "this needs your player key, and there is none for this server"
+    if code == "server/error":
+        return f"{url} failed (a server bug; its log says more): {exc.message}"
+    return exc.message
+
+
+def run_player_command(name: str, url: str, body: Callable[[], Awaitable[int]],
+                       me: PlayerKey | None = None) -> int:
+    """:func:`~client_cli.common.run_command` with the players' errors in words."""
+    async def worded() -> int:
+        try:
+            return await body()
+        except ApiError as exc:
+            if exc.code.startswith("client/") or isinstance(exc, Worded):
+                raise
+            raise Worded(exc.code, player_error_words(exc, url, me), status=exc.status,
+                         details=exc.details) from None
+
+    return run_command(name, worded)
+
+
+def stored_player(args: argparse.Namespace, url: str) -> PlayerKey | None:
+    """The player ``lucie play``/``lucie join`` race as: the key stored for ``url``
+    unless ``--anonymous``. A ``--name`` that is not the player's is said to be
+    unused (on stderr).
+
+    :raises ApiError: ``client/key_file`` — a key file that cannot be used.
+    """
+    if getattr(args, "anonymous", False):
+        return None
+    player = load_key(url)
+    name = getattr(args, "name", None)
+    if player is not None and name and name.casefold() != player.name.casefold():
+        print(f"lucie {getattr(args, 'command', 'play')}: racing as your player "
+              f"{player.name}; --name is for anonymous races (add --anonymous)",
+              file=sys.stderr)
+    return player
+
+
+async def join_as_player(client: LucieClient, room: str, player: PlayerKey,
+                         host_token: str | None = None) -> JoinedRoom:
+    """Join ``room`` as the stored ``player``; a refusal comes back in words.
+    With the ``host_token`` of a room just made for this, the room is closed
+    when the join fails (it is of no use to anyone).
+
+    :raises ApiError: ``racer/name_taken`` (another racer of the room has the
+        player's name), ``player/invalid_key``, ``archive/unavailable``…
+    """
+    try:
+        return await client.join(room, player_key=player.key)
+    except ApiError as exc:
+        if host_token:
+            with contextlib.suppress(ApiError):
+                await client.close(room, host_token)
+        if exc.code == "racer/name_taken":
+            raise Worded(exc.code, f"another racer in this room is called {player.name}, "
+                         "your player's name; join with --anonymous --name OTHER to race "
+                         "anonymously", status=exc.status) from None
+        if exc.code == "archive/unavailable":
+            raise Worded(exc.code, f"{client.url} cannot check your player key now (its "
+                         "database does not answer); try again in a while, or race with "
+                         "--anonymous", status=exc.status) from None
+        if exc.code == "player/invalid_key":
+            raise Worded(exc.code, player_error_words(exc, client.url),
+                         status=exc.status) from None
+        raise
+
+
+def anonymous_tip(args: argparse.Namespace, url: str) -> None:
+    """After an anonymous race on a terminal (not one with ``--anonymous``): how
+    to keep a rating and a history."""
+    if getattr(args, "anonymous", False) or getattr(args, "watch", False) \
+            or not sys.stdout.isatty():
+        return
+    with contextlib.suppress(ApiError):
+        if load_key(url) is not None:
+            return
+        print(f"Tip: keep a rating and your race history with a player: {lucie_command()} "
+              "me --create NAME", flush=True)
+
+
+def fmt_when(ms: int | None, *, short: bool = False) -> str:
+    """Unix ms as local ``YYYY-MM-DD HH:MM`` (``-`` for ``None``); ``short``:
+    ``MM-DD HH:MM`` in the current year, else ``YYYY-MM-DD``."""
+    if ms is None:
+        return "-"
+    when = datetime.fromtimestamp(ms / 1000)
+    if not short:
+        return when.strftime("%Y-%m-%d %H:%M")
+    return when.strftime("%m-%d %H:%M" if when.year == datetime.now().year else "%Y-%m-%d")
+
+
+PROVISIONAL_NOTE = "* provisional: fewer than 10 rated races"
+"""The footnote of the mark :func:`fmt_rating` puts on a provisional rating."""
+
+
+def fmt_rating(rating: dict[str, Any]) -> str:
+    """A rating (mu − 3 sigma), marked ``*`` while provisional."""
+    text = f"{rating['rating']:.1f}"
+    return text + "*" if rating["provisional"] else text
