@@ -16,6 +16,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 COMMANDS: list[str] = [
     "client_cli.play_cmd",
+    "client_cli.quick_cmd",
     "client_cli.info_cmd",
     "client_cli.bot_cmd",
     "client_cli.deal_cmd",

@@ -110,19 +110,24 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
             seat = Seat(url, room.id)
         else:
             player = stored_player(args, url)
-            if code is None:
-                created = await client.create_room(
-                    variant=args.variant, deal=args.deal, capacity=args.capacity,
-                    time_limit_s=args.time_limit, countdown_s=args.countdown,
-                    visibility="private" if args.private else "public", redeals=args.redeals,
-                    merci=args.merci, undo=args.undo, series=args.series,
-                    series_break_s=args.series_break)
-                code, host_token = created.room.code, created.host_token
-                print(f"Room {code} (deal {created.room.deal_number}). "
-                      f"A second player joins with:  {lucie_command()} join {code}  "
-                      f"Browser: {room_link(url, code)}", flush=True)
-            joined = await (join_room(client, code, args.name) if player is None
-                            else join_as_player(client, code, player, host_token))
+            seat_with = getattr(args, "seat_with", None)  # lucie quick: quick_cmd
+            if seat_with is not None:
+                joined, code = await seat_with(client, args, player)
+            else:
+                if code is None:
+                    created = await client.create_room(
+                        variant=args.variant, deal=args.deal, capacity=args.capacity,
+                        time_limit_s=args.time_limit, countdown_s=args.countdown,
+                        visibility="private" if args.private else "public",
+                        redeals=args.redeals, merci=args.merci, undo=args.undo,
+                        series=args.series, series_break_s=args.series_break)
+                    code, host_token = created.room.code, created.host_token
+                    print(f"Room {code} (deal {created.room.deal_number}). "
+                          f"A second player joins with:  {lucie_command()} join {code}  "
+                          f"Browser: {room_link(url, code)}", flush=True)
+                joined = await (join_room(client, code, args.name) if player is None
+                                else join_as_player(client, code, player, host_token))
+            assert code is not None
             room = await client.get_room(code)
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
             for i in range(getattr(args, "bots", 0)):

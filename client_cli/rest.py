@@ -21,6 +21,7 @@ from .views import (
     CreatedRoom,
     GameView,
     JoinedRoom,
+    QuickJoined,
     RacerView,
     RematchView,
     ReplayView,
@@ -163,6 +164,23 @@ class LucieClient:
         body = {} if name is None else {"name": name}
         data = await self._call("POST", f"/rooms/{room}/racers", token=player_key, json=body)
         return parse(JoinedRoom, data)
+
+    async def quick(self, variant: str = "belle-lucie", name: str | None = None, *,
+                    player_key: str | None = None) -> QuickJoined:
+        """Quick race: a seat in the public lobby of ``variant`` that starts soonest
+        (or a new one) → the lobby, the racer and its secret token. With
+        ``player_key`` the racer races as that player (in their rating band);
+        otherwise ``name`` is needed.
+
+        :raises ApiError: ``request/invalid`` (an unknown variant, a bad name),
+            ``racer/name_taken`` (the player waits in that lobby already),
+            ``player/invalid_key``.
+        """
+        body: dict[str, Any] = {"variant": variant}
+        if name is not None:
+            body["name"] = name
+        return parse(QuickJoined, await self._call("POST", "/quick", token=player_key,
+                                                   json=body))
 
     async def leave(self, room: str, racer: str, token: str) -> None:
         """Leave the room (a racer) or remove a racer (the host's token)."""

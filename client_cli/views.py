@@ -21,6 +21,8 @@ __all__ = [
     "GameView",
     "JoinedRoom",
     "PositionView",
+    "QuickInfo",
+    "QuickJoined",
     "RacerView",
     "RematchView",
     "ReplayMove",
@@ -104,6 +106,16 @@ class SeriesInfo(_View):
     races: int = 1
 
 
+class QuickInfo(_View):
+    """A quick-race lobby while it waits (docs/protocol.md, "Quick race"): its
+    rating band, and ms until it starts by itself (two racers or more) or until
+    computer racers join a racer alone (``None``: not so, or none will)."""
+
+    band: int = 0
+    starts_in_ms: int | None = None
+    bots_in_ms: int | None = None
+
+
 class RoomView(_View):
     """A room: rules, deal number, state, racers and its last event number."""
 
@@ -124,6 +136,8 @@ class RoomView(_View):
     """The next room (a rematch, or the series' next race), once made."""
     rematch_of: RoomLink | None = None
     series: SeriesInfo | None = None
+    quick: QuickInfo | None = None
+    """A quick-race lobby while it waits; else ``None``."""
 
     def racer(self, racer_id: str) -> RacerView | None:
         """The racer with ``racer_id``, or ``None``."""
@@ -225,6 +239,14 @@ class CreatedRoom(_View):
 class JoinedRoom(_View):
     """Answer to joining: the racer and the racer's secret token."""
 
+    racer: RacerView
+    token: str
+
+
+class QuickJoined(_View):
+    """Answer to a quick race: the lobby (as the racer sees it), the racer, its token."""
+
+    room: RoomView
     racer: RacerView
     token: str
 

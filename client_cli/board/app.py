@@ -103,6 +103,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         self.connection_note = "connecting…"
         self.fatal: str | None = None
         self.countdown_until: float | None = None
+        self.quick_until: float | None = None  # a quick-race lobby's next step (monotonic)
         self.clock_base: tuple[int, float] | None = None  # (race_clock_ms, monotonic)
         self.standings: list[StandingView] | None = None
         self.next_seat: Seat | None = None
@@ -241,6 +242,10 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
             self.clock_base = (room.race_clock_ms, time.monotonic())
         if room.state == "countdown" and room.starts_in_ms is not None:
             self.countdown_until = time.monotonic() + room.starts_in_ms / 1000
+        quick = room.quick
+        left = None if quick is None else quick.starts_in_ms if quick.starts_in_ms is not None \
+            else quick.bots_in_ms
+        self.quick_until = None if left is None else time.monotonic() + left / 1000
 
     async def _on_event(self, ev: RoomEvent) -> None:
         room = self.room
@@ -250,6 +255,9 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         if ev.type == "joined" and isinstance(data.get("racer"), dict):
             racer = RacerView.model_validate(data["racer"])
             self.racers[racer.id] = racer
+            if room is not None and room.quick is not None:  # its deadline moved
+                with contextlib.suppress(ApiError):
+                    self._set_room(await self.client.get_room(self.seat.room))
         elif ev.type in ("progress", "finished", "ready", "left"):
             if ev.type == "left":
                 data = {**data, "status": "left"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from ..api import RoomView
 from ..common import lucie_command, room_link
 from .model import fmt_clock, points, rank_racers
 from .state import Board
@@ -86,6 +87,9 @@ class Rendering:
             text = f"Connection lost: {self.connection_note} The board shows the last state."
         elif room is None:
             text = "connecting…"
+        elif room.state == "waiting" and room.quick is not None:
+            text = quick_banner(room, len(self.racers), self.quick_until,
+                                room_link(self.seat.url, room.code))
         elif room.state == "waiting":
             if self.seat.host_token:
                 who = "type s and Enter to start"
@@ -143,3 +147,18 @@ class Rendering:
         for view in self.w_fans.query(FanView):
             view.set_class(view.fan == selected, "selected")
             view.set_class(str(view.fan) in self.targets, "target")
+
+
+def quick_banner(room: RoomView, racers: int, until: float | None, link: str) -> str:
+    """The waiting line of a quick-race lobby (docs/protocol.md, "Quick race")."""
+    quick = room.quick
+    left = "" if until is None else f"{int(max(0.0, until - time.monotonic())) + 1} s"
+    if quick is not None and quick.starts_in_ms is not None:
+        when = f"starts in {left} (at once when {room.capacity} are in)"
+    elif quick is not None and quick.bots_in_ms is not None:
+        when = f"computer racers join in {left} if nobody comes"
+    else:
+        when = "waiting for racers"
+    return (f"Quick race {room.code} — {racers}/{room.capacity} racers — {when} — others "
+            f"join with: {lucie_command()} quick --variant {room.rules.variant}, or in a "
+            f"browser: {link}")

@@ -65,6 +65,7 @@ class Board(Protocol):
     own_bots: frozenset[str]
     connection_note: str
     countdown_until: float | None
+    quick_until: float | None
     clock_base: tuple[int, float] | None
     _fans_key: tuple[tuple[str, ...], ...] | None
     _fans_lock: asyncio.Lock
