@@ -12,6 +12,7 @@ export class ApiError extends Error {
   constructor(status, code, message, details) {
     super(message); this.status = status; this.code = code; this.details = details;
   }
+  toString() { return `${this.code}: ${this.message}`; }
 }
 
 /** One REST call: method, path under /api/v1, optional JSON body (object or raw JSON text), token. */

@@ -18,7 +18,10 @@ export async function createAndJoin(opts, name) {
   const created = await call("POST", "/rooms", { body });
   const code = created.room.code;
   store.setHost(code, created.host_token);
-  const j = await call("POST", `/rooms/${code}/racers`, { body: { name } });
+  seat(code, await call("POST", `/rooms/${code}/racers`, { body: { name } }), name);
+}
+// keep the seat `j` (a join's answer) of room `code`, go there
+function seat(code, j, name) {
   store.setRacer(code, { racer: j.racer.id, token: j.token, name: j.racer.name });
   store.setName(name);
   navigate(`/r/${code}`);
@@ -27,6 +30,7 @@ export async function createAndJoin(opts, name) {
 export function mountHome(main) {
   const msg = el("p", { class: "msg", role: "alert" });
   const say = (t, k = "error") => { msg.textContent = t; msg.className = `msg ${k}`; };
+  const fail = (err) => say(`${err}`);
   const name = el("input", { id: "name", required: true, maxlength: "24", autocomplete: "nickname", value: store.name() });
   const variant = el("select", { id: "variant" });
   for (const [id, n] of VARIANTS) variant.append(el("option", { value: id, text: n }));
@@ -61,7 +65,7 @@ export function mountHome(main) {
       await createAndJoin({ variant: variant.value, capacity: Number(capacity.value), time_limit_s: Number(limit.value),
         visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, bots: Number(bots.value), deal,
         ...(races.value > 1 ? { series: { races: Number(races.value) } } : {}) }, name.value);
-    } catch (err) { say(`${err.code}: ${err.message}`); }
+    } catch (err) { fail(err); }
   });
 
   const code = el("input", { id: "join-code", required: true, maxlength: "16", autocapitalize: "characters", placeholder: "ABCD23", "aria-label": "Room code" });
@@ -69,13 +73,18 @@ export function mountHome(main) {
     el("div", { class: "row" }, code, el("button", { type: "submit", text: "Join" })));
   join.addEventListener("submit", (e) => { e.preventDefault(); navigate(`/r/${code.value.trim().toUpperCase()}`); });
 
+  const named = () => name.value.trim() || (name.focus(), say("Your name first."));
+  // quick race (protocol.md): a seat in the lobby that starts soonest
+  const quick = el("button", { type: "button", id: "quick", class: "primary", text: "Quick race" });
+  quick.addEventListener("click", () => named() && call("POST", "/quick", { body: { variant: variant.value, name: name.value } })
+    .then((j) => seat(j.room.code, j, name.value), fail));
   const rooms = el("ul", { class: "rooms", id: "public-rooms", "aria-live": "polite" });
   const daily = el("div", { class: "card-panel daily" }, el("h2", { text: "Today's deal" }), el("p", { class: "muted", text: "…" }));
 
   main.replaceChildren(
     el("section", { class: "hero" }, el("h1", { text: "Race La Belle Lucie" }),
       el("p", { text: "Everyone gets the same deal; the server checks every move. Nothing to install, no account." }),
-      el("p", {}, el("a", { href: "/rules", "data-link": true, text: "How to play (the rules)" }))),
+      el("p", {}, quick, " ", el("a", { href: "/rules", "data-link": true, text: "How to play (the rules)" }))),
     msg,
     el("div", { class: "home-grid" }, create,
       el("div", { class: "col" }, join, el("section", { class: "card-panel" }, el("h2", { text: "Public rooms waiting" }), rooms), daily)));
@@ -88,22 +97,20 @@ export function mountHome(main) {
         el("span", { text: ` ${variantName(r.rules.variant)} · ${r.racers.length}/${r.capacity} · ${Math.round(r.time_limit_ms / 60000)} min ` }),
         el("a", { href: `/r/${r.code}/watch`, "data-link": true, text: "watch" }))));
       if (!list.rooms.length) rooms.append(el("li", { class: "muted", text: "None right now: create one." }));
-    } catch (e) { rooms.replaceChildren(el("li", { class: "muted", text: `${e.code}: ${e.message}` })); }
+    } catch (e) { rooms.replaceChildren(el("li", { class: "muted", text: `${e}` })); }
   }
   async function loadDaily() {
     try {
       const [d, lb] = await Promise.all([call("GET", "/daily/belle-lucie"), call("GET", "/leaderboards/belle-lucie/daily?limit=5")]);
       const go = el("button", { type: "button", id: "race-daily", class: "primary", text: "Race today's deal" });
-      go.addEventListener("click", () => {
-        if (!name.value.trim()) { name.focus(); say("Your name first."); return; }
-        createAndJoin({ variant: "belle-lucie", deal: "daily" }, name.value).catch((err) => say(`${err.code}: ${err.message}`));
-      });
+      go.addEventListener("click", () => named() && createAndJoin({ variant: "belle-lucie", deal: "daily" }, name.value)
+        .catch(fail));
       daily.replaceChildren(el("h2", { text: "Today's deal" }),
         el("p", { text: `${d.date} · La Belle Lucie deal ${d.deal_number}` }), go,
         el("ol", { class: "lb" }, ...lb.rows.map((r) => el("li", { text: `${r.name} — ${r.foundation_cards} card${r.foundation_cards === 1 ? "" : "s"}, ${r.moves} move${r.moves === 1 ? "" : "s"}` }))),
         lb.rows.length ? null : el("p", { class: "muted", text: "Nobody has finished it yet today." }),
         el("p", {}, el("a", { href: "/leaderboards", "data-link": true, text: "All leaderboards" })));
-    } catch (e) { daily.replaceChildren(el("p", { class: "muted", text: `${e.code}: ${e.message}` })); }
+    } catch (e) { daily.replaceChildren(el("p", { class: "muted", text: `${e}` })); }
   }
   refreshRooms(); loadDaily();
   const t = setInterval(refreshRooms, 3000);

@@ -102,7 +102,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
       if (e.code === "auth/invalid_token" && s.token) { // a stale token of an expired room
         s.token = null; s.me = null; return load();
       }
-      main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { class: "msg error", text: `${e.code}: ${e.message}` }),
+      main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { class: "msg error", text: `${e}` }),
         el("p", {}, el("a", { href: "/", "data-link": true, text: "Back home" })));
       return;
     }
@@ -130,7 +130,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
         store.setRacer(code, { racer: j.racer.id, token: j.token, name: j.racer.name });
         s.me = j.racer.id; s.token = j.token;
         main.replaceChildren(); load();
-      } catch (err) { say(`${err.code}: ${err.message}`, "error"); }
+      } catch (err) { say(`${err}`, "error"); }
     });
     main.replaceChildren(form);
     name.focus();
@@ -202,7 +202,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
       const g = await call("GET", `/rooms/${code}/racers/${s.me}/game`, { token: s.token });
       if (!s.game || g.version >= s.game.version || g.final) s.game = g;
       drawGame();
-    } catch (e) { say(`${e.code}: ${e.message}`, "error"); }
+    } catch (e) { say(`${e}`, "error"); }
   }
 
   function sendMove(text) {
@@ -219,7 +219,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   if (!watch) hooks.move = sendMove;
   hooks.dropSocket = () => s.sock?.drop();
 
-  // ---- drawing ---------------------------------------------------------------
+  // drawing
   function render() {
     const r = s.room;
     if (!r || s.stopped) return;
@@ -262,7 +262,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     if (s.host) {
       startBtn = el("button", { type: "button", id: "start", text: "Start the race" });
       startBtn.addEventListener("click", async () => {
-        try { await call("POST", `/rooms/${code}/start`, { token: s.host }); } catch (e) { say(`${e.code}: ${e.message}`, "error"); }
+        try { await call("POST", `/rooms/${code}/start`, { token: s.host }); } catch (e) { say(`${e}`, "error"); }
       });
       actions.append(startBtn);
     }
@@ -270,7 +270,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
       el("h2", { text: "Waiting for racers" }),
       el("p", {}, el("label", { text: "Share this link: " }), share),
       waitList, actions,
-      el("p", { class: "muted", text: s.host ? "You are the host: start when everyone is in (or when all are ready the countdown starts by itself)." : "The countdown starts when the host starts or when every racer is ready." })));
+      el("p", { class: "muted", text: s.room.quick ? "Quick race: it starts by itself when full or soon after a second racer; alone, computer racers join you." : s.host ? "You are the host: start when everyone is in (or when all are ready the countdown starts by itself)." : "The countdown starts when the host starts or when every racer is ready." })));
   }
   function updateWait() {
     waitList.replaceChildren(...s.room.racers.map((r) => el("li", { class: r.ready ? "ready" : "" },
@@ -315,7 +315,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
       const g = await call("GET", `/rooms/${code}/racers/${s.watchRacer}/game`);
       board.set(g, s.room.rules);
       note.textContent = g.delay_ms ? `This board is shown ${Math.round(g.delay_ms / 1000)} s behind the race (fair play).` : "";
-    } catch (e) { note.textContent = `${e.code}: ${e.message}`; }
+    } catch (e) { note.textContent = `${e}`; }
   }
 
   function buildToolbar() {
@@ -329,7 +329,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
       btn("autoplay", "Autoplay", () => sendMove("a")),
       btn("merci", "Merci", () => { board.toggleMerci(); say(board.merciMode ? "Merci: tap a covered card, then where it goes." : ""); }),
       s.room.hints ? btn("hint", "Hint", async () => {
-        try { const h = await call("GET", `/rooms/${code}/racers/${s.me}/hint`, { token: s.token }); say(h.move ? `Hint: ${h.move}` : "No hint: no move helps."); } catch (e) { say(`${e.code}: ${e.message}`, "error"); }
+        try { const h = await call("GET", `/rooms/${code}/racers/${s.me}/hint`, { token: s.token }); say(h.move ? `Hint: ${h.move}` : "No hint: no move helps."); } catch (e) { say(`${e}`, "error"); }
       }) : null,
       btn("resign", "Resign", () => confirmResign()),
       form);
