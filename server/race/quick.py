@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import weakref
 from typing import Final
 
 from server.errors import ServerFull, StoreError, VersionConflict
@@ -45,6 +46,7 @@ from .rooms import Rooms
 from .state import RoomRecord
 from .timers import Timers
 from .views import RacerView, RoomView
+from .visibility import Seen
 
 __all__ = ["CREATE_GRACE_MS", "QuickRace"]
 
@@ -72,6 +74,8 @@ class QuickRace:
         self.bots = bots
         self.config = config
         self.waiting_ttl_ms = waiting_ttl_ms
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = \
+            weakref.WeakValueDictionary()
 
     # -- matchmaking -------------------------------------------------------------------
 
@@ -151,8 +155,11 @@ class QuickRace:
         number = 1
         for _ in range(400):  # bounded: a room being created, a very busy room
             try:
-                racer, token = await self.racers.join(seat.room_id, _numbered(name, number),
-                                                      player)
+                # this process's joiners of one lobby take turns: no compare-and-set
+                # lost to each other (other processes' joins may still collide)
+                async with self._turns.setdefault(seat.room_id, asyncio.Lock()):
+                    racer, token, record, now = await self.racers.seat(
+                        seat.room_id, _numbered(name, number), player)
             except err.RoomNotFound:
                 now = await self.store.clock.now_ms()
                 if not seat.opened and now - seat.opened_ms < CREATE_GRACE_MS:
@@ -171,7 +178,7 @@ class QuickRace:
             except VersionConflict:  # a very busy room: again, after a moment
                 await asyncio.sleep(random.uniform(0.005, 0.05))
                 continue
-            room = await self.lobby.get_room(seat.room_id, token)
+            room = await self.rooms.room_view(record, now, {}, Seen("racer", racer.id))
             if room.state != "waiting" or len(room.racers) >= room.capacity:
                 await self._retire(slot, seat.room_id)
             return room, racer, token

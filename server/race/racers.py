@@ -20,7 +20,7 @@ from .cache import RaceCache
 from .events import FinishedEvent, JoinedEvent, LeftEvent, ReadyEvent
 from .ids import check_name, new_racer_id, new_token, token_digest, token_matches
 from .rooms import Rooms
-from .state import RosterEntry
+from .state import RoomRecord, RosterEntry
 from .timers import RETRIES, Timers, deadline
 from .views import RacerView
 
@@ -44,6 +44,16 @@ class Racers:
         ``name`` is then the player's name), ``None``: anonymous. In a quick-race
         lobby the same write sets the lobby's next deadline (in the store's timer
         index first), or starts the countdown when the racer fills it.
+
+        :raises RoomNotFound, RoomNotWaiting, RoomFull, RequestInvalid, RacerNameTaken:
+        """
+        view, token, _, _ = await self.seat(ref, name, player)
+        return view, token
+
+    async def seat(self, ref: str, name: str, player: str | None = None
+                   ) -> tuple[RacerView, str, RoomRecord, int]:
+        """:meth:`join`, also answering the room record as written and the service
+        clock then (ms): a quick race answers the room without reading it again.
 
         :raises RoomNotFound, RoomNotWaiting, RoomFull, RequestInvalid, RacerNameTaken:
         """
@@ -91,7 +101,7 @@ class Racers:
             with contextlib.suppress(VersionConflict):
                 await self.store.racers.save_racer(room.id, entry.id,
                                                    fresh.model_dump(mode="json"), 0)
-            return view, token
+            return view, token, new, now
         raise VersionConflict("room too busy")
 
     async def set_ready(self, ref: str, racer_id: str, token: str | None,
