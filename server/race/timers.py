@@ -1,8 +1,10 @@
 """Room timers and the race's end: the countdown's end, the time limit, final results.
 
 Timers advance lazily: :meth:`Timers.load` (how every action reads a room)
-starts a race whose countdown is over and ends one whose time limit passed,
-before the action looks at it; :meth:`Timers.tick`, run in the background by
+starts a race whose countdown is over and ends one whose time limit passed —
+and takes a waiting quick-race lobby's due step (:attr:`Timers.waiting_due`:
+its countdown, or computer racers for a racer alone; :mod:`server.race.quick`)
+— before the action looks at it; :meth:`Timers.tick`, run in the background by
 the app, advances the rooms whose timer is due in the store's index. The
 room's compare-and-set makes each transition, and its events, happen once
 across every process. :meth:`Timers.end_race` publishes ``race_over`` once
