@@ -152,7 +152,7 @@ class QuickRace:
                          player: str | None) -> tuple[RoomView, RacerView, str] | None:
         """Join the seat's room; ``None`` when it no longer takes racers (its
         pointer is retired: the caller takes another seat)."""
-        number = 1
+        number, waits = 1, 0
         for _ in range(400):  # bounded: a room being created, a very busy room
             try:
                 # this process's joiners of one lobby take turns: no compare-and-set
@@ -163,7 +163,8 @@ class QuickRace:
             except err.RoomNotFound:
                 now = await self.store.clock.now_ms()
                 if not seat.opened and now - seat.opened_ms < CREATE_GRACE_MS:
-                    await asyncio.sleep(0.02)  # its opener is creating it
+                    waits += 1  # its opener is creating it: 10, 20, 40… 160 ms
+                    await asyncio.sleep(min(0.16, 0.005 * 2 ** waits))
                     continue
                 await self._retire(slot, seat.room_id)
                 return None
