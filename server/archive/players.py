@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +33,12 @@ __all__ = ["PlayerQueries", "anonymous_name"]
 _Guard = Callable[[], Any]
 
 
+_CURSOR_END = re.compile(r"[0-9]{1,15}")
+"""A cursor's end time: Unix ms, digits only (well inside a 64-bit column)."""
+_CURSOR_RACE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A cursor's race id."""
+
+
 def anonymous_name(racer_id: str) -> str:
     """The name a forgotten player's racer keeps in archived races."""
     return f"anonymous {racer_id[:6]}"
@@ -45,9 +52,11 @@ def _uncursor(cursor: str) -> tuple[int, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         ended, race_id = raw.split(".", 1)
-        return int(ended), race_id
+        if _CURSOR_END.fullmatch(ended) and _CURSOR_RACE.fullmatch(race_id):
+            return int(ended), race_id
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise RequestInvalid("not a cursor from an earlier page", {"field": "cursor"}) from None
+        pass
+    raise RequestInvalid("not a cursor from an earlier page", {"field": "cursor"})
 
 
 def _player(row: Any) -> dict[str, Any]:
@@ -100,6 +109,8 @@ class PlayerQueries:
 
         :raises ArchiveUnavailable:
         """
+        if "\x00" in ref:  # PostgreSQL text holds no NUL: nobody's
+            return None
         await self._ready()
         cond = players.c.player_id == ref
         if folded:
@@ -129,6 +140,11 @@ class PlayerQueries:
         await self._ready()
         with self._guard():
             async with self.engine.begin() as conn:
+                # the player's row first, locked (SQLite: the write lock): a race of
+                # theirs being archived now commits first (its racer rows are then
+                # read below) or waits for this delete (and stores them forgotten)
+                await conn.execute(update(players).where(players.c.player_id == player_id)
+                                   .values(key_digest=players.c.key_digest))
                 row = await self._need(conn, player_id)
                 if row.key_digest != digest:
                     raise PlayerInvalidKey("that key is not this player's")

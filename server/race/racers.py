@@ -18,7 +18,7 @@ from . import journal, present
 from .access import authorize, check_racing
 from .cache import RaceCache
 from .events import FinishedEvent, JoinedEvent, LeftEvent, ReadyEvent
-from .ids import check_name, new_racer_id, new_token, token_digest, token_matches
+from .ids import check_name, new_racer_id, new_token, same_name, token_digest, token_matches
 from .rooms import Rooms
 from .state import RosterEntry
 from .timers import RETRIES, Timers
@@ -59,7 +59,7 @@ class Racers:
                 raise err.RoomNotWaiting(f"{why}: spectate instead", {"state": room.state})
             if len(room.roster) >= room.capacity:
                 raise err.RoomFull(f"the room holds {room.capacity} racers")
-            if any(e.name.casefold() == name.casefold() for e in room.roster):
+            if any(same_name(e.name, name) for e in room.roster):
                 raise err.RacerNameTaken(f"{name!r} is taken in this room", {"name": name})
             if player is not None and any(e.player == player for e in room.roster):
                 raise err.RacerNameTaken("this player races in this room already",
