@@ -129,11 +129,13 @@ class PlayerQueries:
             raise PlayerNotFound(f"no player {player_id[:32]!r}", {"player": player_id[:32]})
         return row
 
-    async def delete_player(self, player_id: str, digest: str) -> None:
+    async def delete_player(self, player_id: str, digest: str) -> list[tuple[str, str, str]]:
         """Forget a player: the row goes (the name is free again), their ratings
         and rating history with it; in every archived race they raced, their
         racer is renamed :func:`anonymous_name` and unlinked (room record,
         standings and racer row alike) — the other racers' rows stay as they were.
+        Returns ``(race id, racer id, new name)`` of each racer renamed (their
+        live rooms, while they last, are renamed by the caller).
 
         :raises PlayerNotFound, PlayerInvalidKey, ArchiveUnavailable:
         """
@@ -177,6 +179,8 @@ class PlayerQueries:
                 for table in (rating_history, player_variants):
                     await conn.execute(delete(table).where(table.c.player_id == player_id))
                 await conn.execute(delete(players).where(players.c.player_id == player_id))
+        return [(race_id, racer_id, anonymous_name(racer_id))
+                for race_id, racer_id in mine]
 
     # -- reads ---------------------------------------------------------------------
 

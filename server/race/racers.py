@@ -37,11 +37,12 @@ class Racers:
         self.rooms = rooms
         self.timers = timers
 
-    async def join(self, ref: str, name: str,
-                   player: str | None = None) -> tuple[RacerView, str]:
+    async def join(self, ref: str, name: str, player: str | None = None,
+                   bot: bool = False) -> tuple[RacerView, str]:
         """Join a waiting room → the racer's view and secret token. ``player``:
         the player id the racer races as (the caller checked the player's key;
-        ``name`` is then the player's name), ``None``: anonymous.
+        ``name`` is then the player's name), ``None``: anonymous; ``bot``: a
+        computer racer of the server (``server.race.bots``).
 
         :raises RoomNotFound, RoomNotWaiting, RoomFull, RequestInvalid, RacerNameTaken:
         """
@@ -65,7 +66,7 @@ class Racers:
                 raise err.RacerNameTaken("this player races in this room already",
                                          {"name": name})
             entry = RosterEntry(id=new_racer_id(), name=name, join_order=room.joins + 1,
-                                token_digest=token_digest(token), player=player)
+                                token_digest=token_digest(token), player=player, bot=bot)
             new = room.model_copy(update={"roster": [*room.roster, entry],
                                           "joins": room.joins + 1})
             view = self.rooms.racer_view(new, entry, None)
@@ -79,6 +80,31 @@ class Racers:
                 await self.store.racers.save_racer(room.id, entry.id,
                                                    fresh.model_dump(mode="json"), 0)
             return view, token
+        raise VersionConflict("room too busy")
+
+    async def forget_racer(self, ref: str, racer_id: str, name: str) -> None:
+        """A forgotten player's racer (docs/players.md): in its live room, while
+        that lasts, it takes ``name`` and is no longer linked to the player. No
+        room (expired, archived only) or no such racer: nothing to do.
+
+        :raises StoreError:
+        """
+        for _ in range(RETRIES):
+            try:
+                room, rev, _ = await self.timers.load(ref)
+            except err.RoomNotFound:
+                return
+            entry = room.entry(racer_id)
+            if entry is None or (entry.player is None and entry.name == name):
+                return
+            roster = [e.model_copy(update={"name": name, "player": None}) if e.id == racer_id
+                      else e for e in room.roster]
+            new = room.model_copy(update={"roster": roster})
+            try:
+                await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [])
+                return
+            except VersionConflict:
+                continue
         raise VersionConflict("room too busy")
 
     async def set_ready(self, ref: str, racer_id: str, token: str | None,

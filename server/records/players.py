@@ -167,8 +167,9 @@ class PlayerArchive(Protocol):
         """The player with id ``ref``, else with the folded name ``folded``, or ``None``."""
         ...
 
-    async def delete_player(self, player_id: str, digest: str) -> None:
-        """Forget the player: the name is free again, archived rows anonymised.
+    async def delete_player(self, player_id: str, digest: str) -> list[tuple[str, str, str]]:
+        """Forget the player: the name is free again, archived rows anonymised;
+        ``(race id, racer id, new name)`` of each racer renamed.
 
         :raises PlayerNotFound, PlayerInvalidKey, ArchiveUnavailable:
         """
