@@ -214,8 +214,9 @@ async def feed_race(
     were kept on some board.
 
     Skipped: unranked rooms (ghost and hint rooms), results that are not
-    final, racers who left, the server's computer racers. The daily board is the one of the UTC date the room was created
-    on when its deal is that date's daily deal, else of the date the race ended.
+    final, racers who left, the server's computer racers. The daily board is
+    the one of the UTC date the room was created on when its deal is that
+    date's daily deal, else of the date the race ended.
 
     :raises StoreUnavailable: the leaderboard store cannot be reached.
     """
