@@ -21,7 +21,7 @@ export { el };
 /** "1 move", "2 moves" */
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 /** A computer racer: the view's `bot` when it has one, else the server's names (`bot-Ada`). */
-export const isBot = (r) => (typeof r?.bot === "boolean" ? r.bot : /^bot-/.test(r?.name ?? ""));
+const isBot = (r) => (typeof r?.bot === "boolean" ? r.bot : /^bot-/.test(r?.name ?? ""));
 export const botTag = (r) => (isBot(r) ? el("span", { class: "tag", text: "bot" }) : null);
 
 /** The move text for a source ("3", "c2", or {merci: "5H"}) to a target ("f", "c", "7"). */
@@ -62,7 +62,7 @@ export class Board {
   /** root: element; opts.onMove(text) sends a move; opts.readOnly for spectators. */
   constructor(root, opts = {}) {
     this.root = root; this.opts = opts; this.game = null;
-    this.sel = null; this.merciMode = false; this.lastTap = null; this.drag = null;
+    this.sel = null; this.merciMode = false; this.lastTap = null;
     this.suppressClick = false;
     root.classList.add("board");
     root.addEventListener("click", (e) => this.onClick(e));

@@ -60,7 +60,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   const s = {
     room: null, me: null, token: null, host: store.host(code), game: null, sock: null,
     inflight: null, moveNo: 0, clockAt: 0, countdownAt: 0, mode: null, stopped: false,
-    lastLegal: null, watchRacer: null, watchTimer: null,
+    watchRacer: null, watchTimer: null,
   };
   const saved = watch ? null : store.racer(code);
   if (saved) { s.me = saved.racer; s.token = saved.token; }
