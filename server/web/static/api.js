@@ -8,9 +8,10 @@ export function parseJSON(text) {
       ? ctx.source : value);
 }
 
+/** A refusal: `${error}` reads "code: message" (its name is the code). */
 export class ApiError extends Error {
   constructor(status, code, message, details) {
-    super(message); this.status = status; this.code = code; this.details = details;
+    super(message); this.status = status; this.name = this.code = code; this.details = details;
   }
 }
 

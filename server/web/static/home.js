@@ -1,6 +1,6 @@
 // The home page: create a room, join by code, public rooms (live), the daily deal.
 import { call, store } from "./api.js";
-import { el } from "./board.js";
+import { el, plural } from "./board.js";
 import { navigate } from "./nav.js";
 import { VARIANTS, variantName } from "./variants.js";
 
@@ -28,19 +28,16 @@ export function mountHome(main) {
   const msg = el("p", { class: "msg", role: "alert" });
   const say = (t, k = "error") => { msg.textContent = t; msg.className = `msg ${k}`; };
   const name = el("input", { id: "name", required: true, maxlength: "24", autocomplete: "nickname", value: store.name() });
-  const variant = el("select", { id: "variant" });
-  for (const [id, n] of VARIANTS) variant.append(el("option", { value: id, text: n }));
-  const dealKind = el("select", { id: "deal-kind" });
-  for (const [v, t] of [["random", "Random"], ["number", "Deal number…"], ["daily", "Today's daily deal"]]) dealKind.append(el("option", { value: v, text: t }));
+  const select = (id, list, attrs, chosen) => el("select", { id, ...attrs }, ...list.map(([value, text]) => el("option", { value, text, selected: value === chosen })));
+  const variant = select("variant", VARIANTS);
   const dealNo = el("input", { id: "deal-number", inputmode: "numeric", pattern: "[0-9]{1,20}", placeholder: "e.g. 123", hidden: true, "aria-label": "Deal number" });
-  dealKind.addEventListener("change", () => { dealNo.hidden = dealKind.value !== "number"; dealNo.required = !dealNo.hidden; });
-  const limit = el("select", { id: "time-limit" });
-  for (const m of [3, 5, 10, 15, 30, 60]) limit.append(el("option", { value: m * 60, text: `${m} min`, selected: m === 15 }));
+  const dealKind = select("deal-kind", [["random", "Random"], ["number", "Deal number…"], ["daily", "Today's daily deal"]],
+    { onchange: () => { dealNo.hidden = dealKind.value !== "number"; dealNo.required = !dealNo.hidden; } });
+  const limit = select("time-limit", [3, 5, 10, 15, 30, 60].map((m) => [m * 60, `${m} min`]), {}, 900);
   const capacity = el("input", { id: "capacity", type: "number", min: "1", max: "64", value: "8" });
   const bots = el("input", { id: "bots", type: "number", min: "0", max: "7", value: "0" });
-  const vis = el("select", { id: "visibility" }, el("option", { value: "public", text: "Public (listed)" }), el("option", { value: "private", text: "Private (link only)" }));
-  const races = el("select", { id: "series" });
-  for (let n = 1; n <= 9; n++) races.append(el("option", { value: n, text: n === 1 ? "One race" : `A series of ${n}` }));
+  const vis = select("visibility", [["public", "Public (listed)"], ["private", "Private (link only)"]]);
+  const races = select("series", [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [n, n === 1 ? "One race" : `A series of ${n}`]));
   const hints = el("input", { id: "hints", type: "checkbox" });
   const winnable = el("input", { id: "winnable", type: "checkbox" });
   const create = el("form", { class: "card-panel create", id: "create-form" },
@@ -61,7 +58,7 @@ export function mountHome(main) {
       await createAndJoin({ variant: variant.value, capacity: Number(capacity.value), time_limit_s: Number(limit.value),
         visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, bots: Number(bots.value), deal,
         ...(races.value > 1 ? { series: { races: Number(races.value) } } : {}) }, name.value);
-    } catch (err) { say(`${err.code}: ${err.message}`); }
+    } catch (err) { say(`${err}`); }
   });
 
   const code = el("input", { id: "join-code", required: true, maxlength: "16", autocapitalize: "characters", placeholder: "ABCD23", "aria-label": "Room code" });
@@ -88,7 +85,7 @@ export function mountHome(main) {
         el("span", { text: ` ${variantName(r.rules.variant)} · ${r.racers.length}/${r.capacity} · ${Math.round(r.time_limit_ms / 60000)} min ` }),
         el("a", { href: `/r/${r.code}/watch`, "data-link": true, text: "watch" }))));
       if (!list.rooms.length) rooms.append(el("li", { class: "muted", text: "None right now: create one." }));
-    } catch (e) { rooms.replaceChildren(el("li", { class: "muted", text: `${e.code}: ${e.message}` })); }
+    } catch (e) { rooms.replaceChildren(el("li", { class: "muted", text: `${e}` })); }
   }
   async function loadDaily() {
     try {
@@ -96,14 +93,14 @@ export function mountHome(main) {
       const go = el("button", { type: "button", id: "race-daily", class: "primary", text: "Race today's deal" });
       go.addEventListener("click", () => {
         if (!name.value.trim()) { name.focus(); say("Your name first."); return; }
-        createAndJoin({ variant: "belle-lucie", deal: "daily" }, name.value).catch((err) => say(`${err.code}: ${err.message}`));
+        createAndJoin({ variant: "belle-lucie", deal: "daily" }, name.value).catch((err) => say(`${err}`));
       });
       daily.replaceChildren(el("h2", { text: "Today's deal" }),
         el("p", { text: `${d.date} · La Belle Lucie deal ${d.deal_number}` }), go,
-        el("ol", { class: "lb" }, ...lb.rows.map((r) => el("li", { text: `${r.name} — ${r.foundation_cards} card${r.foundation_cards === 1 ? "" : "s"}, ${r.moves} move${r.moves === 1 ? "" : "s"}` }))),
+        el("ol", { class: "lb" }, ...lb.rows.map((r) => el("li", { text: `${r.name} — ${plural(r.foundation_cards, "card")}, ${plural(r.moves, "move")}` }))),
         lb.rows.length ? null : el("p", { class: "muted", text: "Nobody has finished it yet today." }),
         el("p", {}, el("a", { href: "/leaderboards", "data-link": true, text: "All leaderboards" })));
-    } catch (e) { daily.replaceChildren(el("p", { class: "muted", text: `${e.code}: ${e.message}` })); }
+    } catch (e) { daily.replaceChildren(el("p", { class: "muted", text: `${e}` })); }
   }
   refreshRooms(); loadDaily();
   const t = setInterval(refreshRooms, 3000);
