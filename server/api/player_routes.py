@@ -9,12 +9,13 @@ the player key is sent as ``Authorization: Bearer <key>`` and only
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from starlette.requests import Request
 from starlette.routing import Route
 
 from server.errors import AuthMissing, PlayerNotFound, RequestInvalid
+from server.race.authority import RaceAuthority
 from server.records.leaderboard import MAX_LIMIT
 from server.records.players import (
     check_player_name,
@@ -89,7 +90,10 @@ async def delete_player(request: Request, _: None) -> None:
     if not key:
         raise AuthMissing("forgetting a player needs its key: Authorization: Bearer <key>")
     found = await _resolve(request, request.path_params["player"])
-    await players(request).delete_player(found["id"], key_digest(key))
+    renamed = await players(request).delete_player(found["id"], key_digest(key))
+    authority = cast(RaceAuthority, request.app.state.authority)
+    for room_id, racer_id, name in renamed:  # their live rooms, while they last
+        await authority.forget_racer(room_id, racer_id, name)
 
 
 async def profile(request: Request, _: None) -> PlayerProfile:

@@ -183,6 +183,8 @@ async def new_room_slot(request: Request) -> Callable[[str], None]:
 
 
 async def create_room(request: Request, body: CreateRoom) -> CreatedRoom:
+    for _ in range(body.bots):  # each computer racer takes a seat: a join of this address
+        request.app.state.admission.take("join", client_address(request))
     counted = await new_room_slot(request)
     options = body.model_dump(exclude={"series"})
     if body.series is not None:

@@ -44,7 +44,7 @@ from server.errors import ArchiveUnavailable
 
 from . import migrate
 from .players import PlayerQueries, anonymous_name
-from .ratings import apply_race
+from .ratings import apply_race, rating_of
 from .schema import archived_racers, players, races
 
 __all__ = ["APP_NAME", "ArchiveDb", "StoredRace", "database_url", "describe"]
@@ -146,7 +146,13 @@ class ArchiveDb:
         self.versus = queries.versus
         self.rating_history = queries.rating_history
         self.rating_board = queries.rating_board
-        self.player_rating = queries.player_rating
+
+    async def player_rating(self, player_id: str, variant: str) -> float | None:
+        """The player's rating in ``variant`` (quick races' bands): ``ratings.rating_of``."""
+        await self._migrated()
+        with unavailable():
+            async with self.engine.connect() as conn:
+                return await rating_of(conn, player_id, variant)
 
     async def _migrated(self) -> None:
         if not self.ready:  # down at start: migrate once it answers
@@ -223,15 +229,19 @@ class ArchiveDb:
                     return False
                 linked = {r["player_id"] for r in racer_rows} - {None}
                 if linked:  # a player forgotten since the race raced anonymously
+                    # FOR SHARE: a forgetting of one of them waits for this write,
+                    # or this write for it (PlayerQueries.delete_player)
                     known = set((await conn.execute(select(players.c.player_id).where(
-                        players.c.player_id.in_(sorted(linked))))).scalars())
+                        players.c.player_id.in_(sorted(linked)))
+                        .with_for_update(read=True))).scalars())
                     gone = {r["racer_id"] for r in racer_rows
                             if r["player_id"] is not None and r["player_id"] not in known}
                     if gone:
                         await self._forget_racers(conn, row, racer_rows, gone)
                 if racer_rows:
                     await conn.execute(self._insert(archived_racers), racer_rows)
-                await apply_race(conn, row, racer_rows)
+                await apply_race(conn, row, racer_rows,
+                                 rated=bool(race.get("rated", row["ranked"])))
         return True
 
     async def _forget_racers(self, conn: Any, row: dict[str, Any],
@@ -257,6 +267,8 @@ class ArchiveDb:
         :raises ArchiveUnavailable: the database does not answer (a database
             not migrated yet by this object is migrated first).
         """
+        if "\x00" in ref:  # PostgreSQL text holds no NUL: no race has it
+            return None
         if not self.ready:  # down at start: migrate once it answers
             await self.migrate()
         cols = (races.c.race_id, races.c.room, races.c.last_seq)

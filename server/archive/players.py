@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +33,12 @@ __all__ = ["PlayerQueries", "anonymous_name"]
 _Guard = Callable[[], Any]
 
 
+_CURSOR_END = re.compile(r"[0-9]{1,15}")
+"""A cursor's end time: Unix ms, digits only (well inside a 64-bit column)."""
+_CURSOR_RACE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A cursor's race id."""
+
+
 def anonymous_name(racer_id: str) -> str:
     """The name a forgotten player's racer keeps in archived races."""
     return f"anonymous {racer_id[:6]}"
@@ -45,9 +52,11 @@ def _uncursor(cursor: str) -> tuple[int, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         ended, race_id = raw.split(".", 1)
-        return int(ended), race_id
+        if _CURSOR_END.fullmatch(ended) and _CURSOR_RACE.fullmatch(race_id):
+            return int(ended), race_id
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise RequestInvalid("not a cursor from an earlier page", {"field": "cursor"}) from None
+        pass
+    raise RequestInvalid("not a cursor from an earlier page", {"field": "cursor"})
 
 
 def _player(row: Any) -> dict[str, Any]:
@@ -100,6 +109,8 @@ class PlayerQueries:
 
         :raises ArchiveUnavailable:
         """
+        if "\x00" in ref:  # PostgreSQL text holds no NUL: nobody's
+            return None
         await self._ready()
         cond = players.c.player_id == ref
         if folded:
@@ -118,17 +129,24 @@ class PlayerQueries:
             raise PlayerNotFound(f"no player {player_id[:32]!r}", {"player": player_id[:32]})
         return row
 
-    async def delete_player(self, player_id: str, digest: str) -> None:
+    async def delete_player(self, player_id: str, digest: str) -> list[tuple[str, str, str]]:
         """Forget a player: the row goes (the name is free again), their ratings
         and rating history with it; in every archived race they raced, their
         racer is renamed :func:`anonymous_name` and unlinked (room record,
         standings and racer row alike) — the other racers' rows stay as they were.
+        Returns ``(race id, racer id, new name)`` of each racer renamed (their
+        live rooms, while they last, are renamed by the caller).
 
         :raises PlayerNotFound, PlayerInvalidKey, ArchiveUnavailable:
         """
         await self._ready()
         with self._guard():
             async with self.engine.begin() as conn:
+                # the player's row first, locked (SQLite: the write lock): a race of
+                # theirs being archived now commits first (its racer rows are then
+                # read below) or waits for this delete (and stores them forgotten)
+                await conn.execute(update(players).where(players.c.player_id == player_id)
+                                   .values(key_digest=players.c.key_digest))
                 row = await self._need(conn, player_id)
                 if row.key_digest != digest:
                     raise PlayerInvalidKey("that key is not this player's")
@@ -161,6 +179,8 @@ class PlayerQueries:
                 for table in (rating_history, player_variants):
                     await conn.execute(delete(table).where(table.c.player_id == player_id))
                 await conn.execute(delete(players).where(players.c.player_id == player_id))
+        return [(race_id, racer_id, anonymous_name(racer_id))
+                for race_id, racer_id in mine]
 
     # -- reads ---------------------------------------------------------------------
 
@@ -299,23 +319,6 @@ class PlayerQueries:
             {"race": x.race_id, "at_ms": x.at_ms, "mu": round(x.mu, 4),
              "sigma": round(x.sigma, 4), "rating": round(display_rating(x.mu, x.sigma), 4)}
             for x in rows]}
-
-    async def player_rating(self, player_id: str, variant: str) -> float | None:
-        """The player's rating in ``variant`` (mu − 3 sigma), ``None`` before
-        their first rated race there (quick races' bands: docs/protocol.md).
-
-        :raises ArchiveUnavailable:
-        """
-        await self._ready()
-        v = player_variants.c
-        with self._guard():
-            async with self.engine.connect() as conn:
-                row = (await conn.execute(
-                    select(v.mu, v.sigma, v.rated_races)
-                    .where(and_(v.player_id == player_id, v.variant == variant)))).first()
-        if row is None or not row.rated_races:
-            return None
-        return float(display_rating(row.mu, row.sigma))
 
     async def rating_board(self, variant: str, limit: int) -> dict[str, Any]:
         """The best ``limit`` ratings of ``variant`` (``RatingBoard``): players

@@ -4,12 +4,14 @@ Called by :meth:`server.archive.db.ArchiveDb.write` inside the transaction
 that stores the race, so a race counts once (its insert is the idempotence
 key) and a crash leaves neither the race nor its ratings.
 
-- **Figures** (``player_variants``): every *ranked* race (``races.ranked``:
-  not a hint or ghost room) a player raced adds one race, their foundation
+- **Figures** (``player_variants``): every *rated* race (the race
+  authority's ``rated``: a ranked room — not hints, not a ghost room — with
+  the variant's own rules, raced to its end, not closed by its host) a
+  player raced adds one race, their foundation
   cards, a win when they ranked first of two or more racers (ties for first
   are wins), the streak of wins in a row, and their fastest win (race clock
   of a ``won`` game).
-- **Ratings**: a ranked race with two or more *players* (racers linked to a
+- **Ratings**: a rated race with two or more *players* (racers linked to a
   player; anonymous racers and bots are not rated) updates each player's
   rating for the race's variant with openskill's Plackett–Luce model, ranks
   taken from the standings among those players, ties kept. A rating is
@@ -33,7 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .schema import player_variants, rating_history
 
-__all__ = ["MODEL", "PROVISIONAL_RACES", "apply_race", "display_rating"]
+__all__ = ["MODEL", "PROVISIONAL_RACES", "apply_race", "display_rating", "rating_of"]
 
 MODEL = PlackettLuce()
 """openskill's Plackett–Luce model with its defaults (mu 25, sigma 25/3)."""
@@ -48,6 +50,17 @@ def display_rating(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
+async def rating_of(conn: AsyncConnection, player_id: str, variant: str) -> float | None:
+    """The player's rating in ``variant`` (:func:`display_rating`), ``None`` before
+    their first rated race there (quick races' rating bands: docs/protocol.md)."""
+    v = player_variants.c
+    row = (await conn.execute(select(v.mu, v.sigma, v.rated_races).where(
+        and_(v.player_id == player_id, v.variant == variant)))).first()
+    if row is None or not row.rated_races:
+        return None
+    return float(display_rating(row.mu, row.sigma))
+
+
 def _fresh(player_id: str, variant: str) -> dict[str, Any]:
     mu, sigma = MODEL.mu, MODEL.sigma
     return {"player_id": player_id, "variant": variant, "mu": mu, "sigma": sigma,
@@ -57,13 +70,14 @@ def _fresh(player_id: str, variant: str) -> dict[str, Any]:
 
 
 async def apply_race(conn: AsyncConnection, race: dict[str, Any],
-                     racers: list[dict[str, Any]]) -> None:
+                     racers: list[dict[str, Any]], *, rated: bool) -> None:
     """Update figures and ratings for one archived race (module docstring).
 
     ``race``: the ``races`` row; ``racers``: its ``archived_racers`` rows, with
-    ``player_id`` set only for existing players.
+    ``player_id`` set only for existing players; ``rated``: the race counts
+    (the race authority's ``rated``: ranked, plain rules, raced to its end).
     """
-    if not race["ranked"]:
+    if not rated:
         return
     best: dict[str, dict[str, Any]] = {}
     for r in racers:
@@ -95,8 +109,8 @@ async def apply_race(conn: AsyncConnection, race: dict[str, Any],
     history = []
     if len(ids) >= 2:
         teams = [[MODEL.rating(mu=rows[pid]["mu"], sigma=rows[pid]["sigma"])] for pid in ids]
-        rated = MODEL.rate(teams, ranks=[float(best[pid]["rank"]) for pid in ids])
-        for pid, (after,) in zip(ids, rated, strict=True):
+        new = MODEL.rate(teams, ranks=[float(best[pid]["rank"]) for pid in ids])
+        for pid, (after,) in zip(ids, new, strict=True):
             row = rows[pid]
             row.update(mu=after.mu, sigma=after.sigma, rating=display_rating(after.mu, after.sigma),
                        rated_races=row["rated_races"] + 1)

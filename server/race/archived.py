@@ -25,6 +25,7 @@ import logging
 from typing import Any, Protocol
 
 from server.errors import ArchiveUnavailable
+from server.rules import RulesError, RuleSet, get_variant
 from server.store.base import LiveStore
 
 from . import errors as err
@@ -35,14 +36,15 @@ from .state import RacerRecord, RoomRecord
 from .timers import RaceConfig
 from .views import GameView, RacerLog, RaceView, Replay, ReplayMove, RoomView, Standings
 
-__all__ = ["Archived", "ArchivedRace", "ArchivedRaces", "FinishedRace"]
+__all__ = ["Archived", "ArchivedRace", "ArchivedRaces", "FinishedRace", "rated"]
 
 log = logging.getLogger("server.race")
 
 FinishedRace = dict[str, Any]
 """``{"race_id", "room": RoomRecord JSON (token digests blanked), "racers":
 {racer id: RacerRecord JSON}, "standings": Standings JSON, "seq": last event
-number}`` — what the archive stores of one race."""
+number, "rated": counts for players (:func:`rated`)}`` — what the archive
+stores of one race."""
 
 
 class ArchivedRace(Protocol):
@@ -133,6 +135,7 @@ class Archived:
                            .model_dump(mode="json") for e in room.roster},
                 "standings": present.standings(room, views).model_dump(mode="json"),
                 "seq": await self.store.events.last_seq(room.id),
+                "rated": rated(room, self.cache.ruleset(room)),
             })
         return out
 
@@ -278,6 +281,18 @@ class Archived:
             redeal_key=bytes.fromhex(room.redeal_key), moves=moves, name=entry.name,
             join_order=entry.join_order, status=present.racer_status(room, record),
             finished_ms=max(record.finished_ms or 0, moves[-1][1] if moves else 0))
+
+
+def rated(room: RoomRecord, rules: RuleSet) -> bool:
+    """Whether the race counts for players' figures and ratings (docs/players.md):
+    a ranked room (not hints, not a ghost room), the variant's own rules (no
+    overrides: the leaderboards' rule too), raced to its end (not closed by
+    its host mid-race, which would let a leading host stop the race)."""
+    try:
+        plain = rules == get_variant(rules.id)
+    except RulesError:
+        plain = False
+    return room.ranked and plain and room.state == "over"
 
 
 def blanked(room: RoomRecord) -> RoomRecord:

@@ -133,6 +133,7 @@ class RaceAuthority:
         self.join = self.racers.join
         self.set_ready = self.racers.set_ready
         self.leave = self.racers.leave
+        self.forget_racer = self.racers.forget_racer
         self.resign = self.racers.resign
         self.authenticate = self.racers.authenticate
         self.game = _or_archived(self.play.game, self.archived.game)

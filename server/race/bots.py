@@ -66,7 +66,8 @@ _T = TypeVar("_T")
 class Racing(Protocol):
     """What the bots use of the race authority (:class:`~.authority.RaceAuthority`)."""
 
-    async def join(self, ref: str, name: str) -> tuple[RacerView, str]: ...
+    async def join(self, ref: str, name: str, player: str | None = None,
+                   bot: bool = False) -> tuple[RacerView, str]: ...
     async def get_room(self, ref: str, token: str | None = None) -> RoomView: ...
     async def set_ready(self, ref: str, racer_id: str, token: str | None,
                         ready: bool) -> RacerView: ...
@@ -123,7 +124,7 @@ class RoomBots:
         """
         bots: list[BotSeat] = []
         for index in range(count):
-            racer, token = await self.racing.join(room.id, bot_name(index))
+            racer, token = await self.racing.join(room.id, bot_name(index), bot=True)
             bots.append(BotSeat(racer.id, racer.name, token))
         task = asyncio.create_task(self._drive(room.id, bots), name=f"bots-{room.code}")
         self._drivers[task] = (room.id, bots)

@@ -26,6 +26,7 @@ __all__ = [
     "new_room_id",
     "new_token",
     "random_deal_number",
+    "same_name",
     "token_digest",
     "token_matches",
 ]
@@ -95,6 +96,13 @@ def check_name(name: str) -> str:
     if len(cleaned) > NAME_MAX:
         raise ValueError(f"a name has at most {NAME_MAX} characters")
     return cleaned
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two racer names are one name in a room: equal after NFKC and case
+    folding (``Ann`` = ``ANN`` = ``Ａｎｎ``)."""
+    return (unicodedata.normalize("NFKC", a).casefold()
+            == unicodedata.normalize("NFKC", b).casefold())
 
 
 def random_deal_number() -> int:

@@ -134,7 +134,7 @@ class Lobby:
             code = new_code()
         room = RoomRecord(
             id=room_id, code=code, rules=rules.to_json(), deal_number=deal_number,
-            redeal_key=redeal_key.hex(), ranked=options.ranked,
+            redeal_key=redeal_key.hex(), ranked=options.ranked and not options.hints,
             hints=options.hints, winnable_only=options.winnable_only,
             par=rules.cards if options.winnable_only else None,
             capacity=options.capacity, quick=options.quick,

@@ -53,7 +53,7 @@ def racer_view(room: RoomRecord, entry: RosterEntry, racer: RacerRecord) -> Race
         status=racer_status(room, racer), foundation_cards=racer.foundation_cards,
         moves=racer.version, redeals_used=racer.redeals_used, merci_used=racer.merci_used,
         reach_time_ms=racer.reach_time_ms, finished_ms=racer.finished_ms, final=racer.final,
-        player=entry.player,
+        player=entry.player, bot=entry.bot,
     )
 
 

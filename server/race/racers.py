@@ -18,7 +18,7 @@ from . import journal, present
 from .access import authorize, check_racing
 from .cache import RaceCache
 from .events import FinishedEvent, JoinedEvent, LeftEvent, ReadyEvent
-from .ids import check_name, new_racer_id, new_token, token_digest, token_matches
+from .ids import check_name, new_racer_id, new_token, same_name, token_digest, token_matches
 from .rooms import Rooms
 from .state import RoomRecord, RosterEntry
 from .timers import RETRIES, Timers, deadline
@@ -37,20 +37,21 @@ class Racers:
         self.rooms = rooms
         self.timers = timers
 
-    async def join(self, ref: str, name: str,
-                   player: str | None = None) -> tuple[RacerView, str]:
+    async def join(self, ref: str, name: str, player: str | None = None,
+                   bot: bool = False) -> tuple[RacerView, str]:
         """Join a waiting room → the racer's view and secret token. ``player``:
         the player id the racer races as (the caller checked the player's key;
-        ``name`` is then the player's name), ``None``: anonymous. In a quick-race
+        ``name`` is then the player's name), ``None``: anonymous; ``bot``: a
+        computer racer of the server (``server.race.bots``). In a quick-race
         lobby the same write sets the lobby's next deadline (in the store's timer
         index first), or starts the countdown when the racer fills it.
 
         :raises RoomNotFound, RoomNotWaiting, RoomFull, RequestInvalid, RacerNameTaken:
         """
-        view, token, _, _ = await self.seat(ref, name, player)
+        view, token, _, _ = await self.seat(ref, name, player, bot)
         return view, token
 
-    async def seat(self, ref: str, name: str, player: str | None = None
+    async def seat(self, ref: str, name: str, player: str | None = None, bot: bool = False
                    ) -> tuple[RacerView, str, RoomRecord, int]:
         """:meth:`join`, also answering the room record as written and the service
         clock then (ms): a quick race answers the room without reading it again.
@@ -71,13 +72,13 @@ class Racers:
                 raise err.RoomNotWaiting(f"{why}: spectate instead", {"state": room.state})
             if len(room.roster) >= room.capacity:
                 raise err.RoomFull(f"the room holds {room.capacity} racers")
-            if any(e.name.casefold() == name.casefold() for e in room.roster):
+            if any(same_name(e.name, name) for e in room.roster):
                 raise err.RacerNameTaken(f"{name!r} is taken in this room", {"name": name})
             if player is not None and any(e.player == player for e in room.roster):
                 raise err.RacerNameTaken("this player races in this room already",
                                          {"name": name})
             entry = RosterEntry(id=new_racer_id(), name=name, join_order=room.joins + 1,
-                                token_digest=token_digest(token), player=player)
+                                token_digest=token_digest(token), player=player, bot=bot)
             new = room.model_copy(update={"roster": [*room.roster, entry],
                                           "joins": room.joins + 1})
             if new.quick is not None:
@@ -102,6 +103,31 @@ class Racers:
                 await self.store.racers.save_racer(room.id, entry.id,
                                                    fresh.model_dump(mode="json"), 0)
             return view, token, new, now
+        raise VersionConflict("room too busy")
+
+    async def forget_racer(self, ref: str, racer_id: str, name: str) -> None:
+        """A forgotten player's racer (docs/players.md): in its live room, while
+        that lasts, it takes ``name`` and is no longer linked to the player. No
+        room (expired, archived only) or no such racer: nothing to do.
+
+        :raises StoreError:
+        """
+        for _ in range(RETRIES):
+            try:
+                room, rev, _ = await self.timers.load(ref)
+            except err.RoomNotFound:
+                return
+            entry = room.entry(racer_id)
+            if entry is None or (entry.player is None and entry.name == name):
+                return
+            roster = [e.model_copy(update={"name": name, "player": None}) if e.id == racer_id
+                      else e for e in room.roster]
+            new = room.model_copy(update={"roster": roster})
+            try:
+                await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [])
+                return
+            except VersionConflict:
+                continue
         raise VersionConflict("room too busy")
 
     async def set_ready(self, ref: str, racer_id: str, token: str | None,

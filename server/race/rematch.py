@@ -54,7 +54,14 @@ from .archived import Archived
 from .assist import Assist, draw_winnable_deal
 from .cache import RaceCache
 from .events import CountdownEvent, CreatedEvent, JoinedEvent, RematchEvent
-from .ids import new_code, new_room_id, random_deal_number, token_digest, token_matches
+from .ids import (
+    new_code,
+    new_room_id,
+    random_deal_number,
+    same_name,
+    token_digest,
+    token_matches,
+)
 from .rooms import Rooms
 from .state import RoomRecord, RosterEntry, SeriesState
 from .timers import RETRIES, RaceConfig, Timers
@@ -315,7 +322,7 @@ class Rematches:
                                          {"state": room.state, "room": room.id})
             if len(room.roster) >= room.capacity:
                 raise err.RoomFull(f"the rematch room holds {room.capacity} racers")
-            if mine is not None or any(e.name.casefold() == entry.name.casefold()
+            if mine is not None or any(same_name(e.name, entry.name)
                                        for e in room.roster):
                 raise err.RacerNameTaken(f"{entry.name!r} is taken in the rematch room",
                                          {"name": entry.name})

@@ -33,6 +33,8 @@ class RosterEntry(_Record):
     ready: bool = False
     player: str | None = None
     """The player id when the racer joined with a player key (docs/players.md)."""
+    bot: bool = False
+    """A computer racer the server runs (the room option ``bots``)."""
 
 
 class SeriesState(_Record):

@@ -87,6 +87,8 @@ class RacerView(_View):
     final: bool
     player: str | None = Field(None, description="the player id when the racer joined with "
                                "a player key (docs/players.md); null: anonymous")
+    bot: bool = Field(False, description="a computer racer run by the server (the room "
+                      "option bots); not on the leaderboards, never rated")
 
 
 class RoomLink(_View):

@@ -87,6 +87,8 @@ class FinalResult(Protocol):
     def reach_time_ms(self) -> int | None: ...
     @property
     def moves(self) -> int: ...
+    @property
+    def bot(self) -> bool: ...
 
 
 def daily_board(variant: str, day: date) -> str:
@@ -211,9 +213,10 @@ async def feed_race(
     """Offer every final result of a finished race to the boards; returns how many
     were kept on some board.
 
-    Skipped: unranked rooms (ghost rooms), results that are not final, racers
-    who left. The daily board is the one of the UTC date the room was created
-    on when its deal is that date's daily deal, else of the date the race ended.
+    Skipped: unranked rooms (ghost and hint rooms), results that are not
+    final, racers who left, the server's computer racers. The daily board is
+    the one of the UTC date the room was created on when its deal is that
+    date's daily deal, else of the date the race ended.
 
     :raises StoreUnavailable: the leaderboard store cannot be reached.
     """
@@ -225,7 +228,7 @@ async def feed_race(
         day = utc_date(room.ended_ms)
     kept = 0
     for racer in racers:
-        if not racer.final or racer.status not in _FED_STATUSES:
+        if not racer.final or racer.status not in _FED_STATUSES or racer.bot:
             continue
         result = LeaderboardResult(
             name=racer.name, variant=rules.id, deal_number=room.deal_number,

@@ -8,7 +8,8 @@ players only through it.
 
 - **Names** (:func:`check_player_name`): 2–24 characters after trimming;
   letters, digits, spaces and ``_ - . '``; letters of one script only (no
-  ``pаypal`` with a Cyrillic ``а``). Two names are the same player name when
+  ``pаypal`` with a Cyrillic ``а``); nothing invisible; not shaped like a
+  player id. Two names are the same player name when
   their NFKC normal form, case-folded, with inner spaces collapsed, is the
   same (:func:`fold_name`): ``Ann``, ``ANN`` and ``Ａｎｎ`` are one name.
 - **Keys** (:func:`new_player_key`): ``lpk_`` + 43 url-safe characters (256
@@ -19,6 +20,7 @@ players only through it.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import unicodedata
 from typing import Any, Protocol
@@ -32,6 +34,8 @@ KEY_PREFIX = "lpk_"
 """Player keys start with this (a racer's token never does): easy to spot in a leak."""
 
 _PUNCTUATION = frozenset(" _-.'")
+_ID_SHAPE = re.compile(r"p[A-Za-z0-9_-]{12}")
+"""The shape of a player id (:func:`new_player_id`): no name may take it."""
 
 
 def fold_name(name: str) -> str:
@@ -42,44 +46,84 @@ def fold_name(name: str) -> str:
     return " ".join(folded.split())
 
 
-def _script(ch: str) -> str:
-    """The script of a letter, from its Unicode name (``LATIN``, ``CYRILLIC``, …)."""
-    name = unicodedata.name(ch, "")
-    first = name.split(" ", 1)[0]
-    if first in ("CJK", "HIRAGANA", "KATAKANA"):
-        return "HAN"  # Japanese mixes these legitimately
+_HAN = frozenset({"CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "IDEOGRAPHIC"})
+"""Unicode name prefixes of the Japanese and Chinese letters, one script here
+(Japanese mixes them: ``佐々木``, ``ラーメン``)."""
+
+_TYPED = {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-"}
+"""What phones and word processors type for ``'`` and ``-``: the same name."""
+
+_INVISIBLE = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+"""Unicode's default-ignorable code points (invisible: joiners, fillers,
+variation selectors, tags), as ranges."""
+
+_MAX_MARKS = 2
+"""Combining marks in a row after one letter (an accent or two, not a stack)."""
+
+
+def _script(ch: str) -> str | None:
+    """The script of a letter or mark, from its Unicode name (``LATIN``,
+    ``CYRILLIC``, ``HAN``…); ``None`` for script-neutral ones (combining
+    accents, modifier letters such as the ʻokina)."""
+    first = unicodedata.name(ch, "").split(" ", 1)[0]
+    if first in _HAN:
+        return "HAN"
+    if first in ("COMBINING", "MODIFIER"):
+        return None
     return first
+
+
+def _invisible(ch: str) -> bool:
+    code = ord(ch)
+    return any(low <= code <= high for low, high in _INVISIBLE)
 
 
 def check_player_name(name: str) -> tuple[str, str]:
     """``(display name, folded name)`` of a new player's ``name``.
 
-    The display name is NFKC-normalised and trimmed with inner spaces
-    collapsed; the folded name (:func:`fold_name`) is what must be unique.
+    The display name is NFKC-normalised (typographic apostrophes and hyphens
+    made ``'`` and ``-``) and trimmed with inner spaces collapsed; the folded
+    name (:func:`fold_name`) is what must be unique.
 
-    :raises ValueError: with the reason — length, a character other than a
-        letter, digit, space or ``_ - . '``, letters of two scripts, or no
-        letter or digit at all.
+    :raises ValueError: with the reason — length, control or invisible
+        characters (refused, never rewritten), a character other than a
+        letter, digit, space or ``_ - . '``, letters of two scripts, more than
+        two combining marks on a letter, a name shaped like a player id, or
+        no letter or digit at all.
     """
-    display = " ".join(unicodedata.normalize("NFKC", name).split())
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cn", "Zl", "Zp") or _invisible(ch)
+           for ch in name):
+        raise ValueError("a player name may not hold control or invisible characters")
+    display = " ".join("".join(_TYPED.get(ch, ch)
+                               for ch in unicodedata.normalize("NFKC", name)).split())
     if not NAME_MIN <= len(display) <= NAME_MAX:
         raise ValueError(f"a player name has {NAME_MIN} to {NAME_MAX} characters")
-    scripts = set()
+    if _ID_SHAPE.fullmatch(display):
+        raise ValueError("a player name may not look like a player id (p + 12 characters)")
+    marks = 0
+    for ch in unicodedata.normalize("NFD", display):  # accents apart from their letters
+        marks = marks + 1 if unicodedata.category(ch).startswith("M") else 0
+        if marks > _MAX_MARKS:
+            raise ValueError("a player name has at most two accents on a letter")
+    scripts: set[str | None] = set()
     for ch in display:
         kind = unicodedata.category(ch)
-        if kind.startswith("L"):
+        if kind.startswith(("L", "M")):
             scripts.add(_script(ch))
-        elif kind.startswith("M"):  # a vowel sign or an accent NFKC could not compose
-            if _script(ch) != "COMBINING":
-                scripts.add(_script(ch))
         elif kind == "Nd" and ch.isascii():
             continue
         elif ch not in _PUNCTUATION:
             raise ValueError(f"a player name holds letters, digits (0-9), spaces and _ - . ' "
                              f"only (not {ch!r})")
+    scripts.discard(None)
     if len(scripts) > 1:
         raise ValueError("a player name uses letters of one script only (no look-alikes "
-                         f"mixed in: {', '.join(sorted(s.title() for s in scripts))})")
+                         f"mixed in: {', '.join(sorted(str(s).title() for s in scripts))})")
     if not any(ch.isalnum() for ch in display):
         raise ValueError("a player name needs a letter or a digit")
     return display, fold_name(display)
@@ -123,8 +167,9 @@ class PlayerArchive(Protocol):
         """The player with id ``ref``, else with the folded name ``folded``, or ``None``."""
         ...
 
-    async def delete_player(self, player_id: str, digest: str) -> None:
-        """Forget the player: the name is free again, archived rows anonymised.
+    async def delete_player(self, player_id: str, digest: str) -> list[tuple[str, str, str]]:
+        """Forget the player: the name is free again, archived rows anonymised;
+        ``(race id, racer id, new name)`` of each racer renamed.
 
         :raises PlayerNotFound, PlayerInvalidKey, ArchiveUnavailable:
         """

@@ -22,7 +22,7 @@ Format (``format_version`` 1; ``docs/replay.md`` repeats it)::
     }
 
 ``result`` may carry more fields of the wire's Racer view (``id``,
-``name``, ``join_order``, ``ready``, ``final``, ``player``); they are read and ignored,
+``name``, ``join_order``, ``ready``, ``final``, ``player``, ``bot``); they are read and ignored,
 so the server's replay answer imports as it is.
 
 :func:`import_replay` checks, in this order, and refuses with
@@ -87,6 +87,7 @@ class _Result(_Model):
     ready: bool | None = None
     final: bool | None = None
     player: str | None = None
+    bot: bool | None = None
 
 
 class _Document(_Model):

@@ -12,7 +12,12 @@
   the names are not content-hashed: there is no build step). Starlette's
   ``StaticFiles`` serves them: ``HEAD`` answers like ``GET`` without the
   body, a path that leaves the folder (``..``, a symlink out) or names no
-  file is a 404 ``request/not_found`` (the app's error handler).
+  file is a 404 ``request/not_found`` (the app's error handler);
+* any other path a browser navigates to (``GET``/``HEAD`` with ``Accept:
+  text/html``, outside ``/api`` and ``/static``): the HTML shell with status
+  404, where the client's router draws "Page not found" (:class:`_NotFoundPage`).
+  Every other request for an unknown path — any ``/api/…`` path, a client
+  asking for JSON — is still the app's JSON 404 ``request/not_found``.
 
 Every answer carries :data:`CSP` (no inline script or style, nothing from
 another origin; the WebSocket of the same host is ``'self'``) and
@@ -24,9 +29,11 @@ these static files.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
-from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.datastructures import Headers
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Match, Mount, NoMatchFound, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
@@ -77,11 +84,37 @@ class _Shell:
         await self.files({**scope, "path": "/index.html", "root_path": ""}, receive, send)
 
 
+class _NotFoundPage(BaseRoute):
+    """The last route: a page address nobody serves, typed or followed in a browser
+    (``GET``/``HEAD`` asking for ``text/html``, not under ``/api`` or ``/static``)
+    answers the HTML shell with status 404 — the client's router shows "Page not
+    found" with a link home — instead of the API's JSON error. A path ending in
+    ``/`` is left to the router's slash redirect (``/rules/`` → ``/rules``)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        path = scope["path"]
+        if (scope["type"] != "http" or scope["method"] not in ("GET", "HEAD")
+                or path.endswith("/") or path == "/api" or path.startswith(("/api/", "/static/"))
+                or "text/html" not in Headers(scope=scope).get("accept", "")):
+            return Match.NONE, {}
+        return Match.FULL, {}
+
+    def url_path_for(self, name: str, /, **path_params: object) -> NoReturn:
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        page = FileResponse(STATIC_DIR / "index.html", status_code=404, media_type="text/html",
+                            headers={**SECURITY_HEADERS, "Cache-Control": "no-cache"})
+        await page(scope, receive, send)
+
+
 def web_routes() -> list[BaseRoute]:
-    """The routes of the browser client (module docstring): pages, then ``/static``."""
+    """The routes of the browser client (module docstring): pages, ``/static``, then
+    the "page not found" of browsers."""
     shell = _Shell()
 
     routes: list[BaseRoute] = [Route(path, shell, methods=["GET", "HEAD"]) for path in PAGES]
     routes.append(Mount("/static", app=_ClientFiles(f"public, max-age={ASSET_MAX_AGE_S}",
                                                      directory=STATIC_DIR), name="static"))
+    routes.append(_NotFoundPage())
     return routes

@@ -119,6 +119,12 @@ class PlayerContract:
                                    ranked=False))
         assert (await db.profile(a))["variants"][0]["races"] == 2
         assert (await db.profile(a))["races"] == 3  # but it is in the history
+        # a ranked room the race authority calls unrated (overridden rules, closed
+        # by its host): in the history, not in figures or ratings
+        doc = linked_race({"tie one": a, "tie two": b}, {"tie one": 1, "tie two": 2})
+        await db.write({**doc, "rated": False})
+        assert (await db.profile(a))["variants"][0]["races"] == 2
+        assert (await db.profile(a))["races"] == 4
 
     async def test_history_pages_newest_first_with_a_stable_cursor(self, db: ArchiveDb) -> None:
         a, _ = await new_player(db, "pager")
@@ -238,3 +244,42 @@ class PlayerContract:
             ended = (await conn.execute(select(archived_racers.c.ended_at_ms))).scalars().all()
         assert set(ended) == {7_777}  # filled from races
         assert await db.find_race(doc["race_id"]) is not None
+
+    async def test_forgetting_while_a_race_of_theirs_is_archived(
+            self, db: ArchiveDb, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The delete and the archiving of one of the player's races overlap (the
+        archiving transaction held open): either way the race ends up stored
+        with the player forgotten — never named or linked to a gone player."""
+        import server.archive.db as dbmod
+        original = dbmod.apply_race
+
+        async def slow(*args: Any, **kwargs: Any) -> None:
+            await original(*args, **kwargs)
+            await asyncio.sleep(0.6)  # inside the archiving transaction
+
+        monkeypatch.setattr(dbmod, "apply_race", slow)
+        a, key = await new_player(db, "mid flight")
+        doc = linked_race({"mid flight": a, "other": None}, {"mid flight": 1, "other": 2})
+        writing = asyncio.create_task(db.write(doc))
+        await asyncio.sleep(0.2)  # the race row and its racers are written, not committed
+        await db.delete_player(a, key_digest(key))
+        assert await writing
+        race = await db.find_race(doc["race_id"])
+        assert race is not None and "mid flight" not in str(race.room)
+        async with db.engine.connect() as conn:
+            linked = (await conn.execute(select(archived_racers.c.player_id, archived_racers.c.name)
+                                         .where(archived_racers.c.race_id == doc["race_id"]))).all()
+        assert all(pid is None for pid, _ in linked) and "mid flight" not in str(linked)
+
+    async def test_crafted_cursors_and_nul_refs_find_nothing(self, db: ArchiveDb) -> None:
+        import base64
+        a, _ = await new_player(db, "cursor kid")
+        b, _ = await new_player(db, "cursor pal")
+        for raw in ("9223372036854775808.x", "1.x\x00y", "-5.x", " 12 .x", "1_000.x", "12.a/b"):
+            crafted = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+            with pytest.raises(RequestInvalid):
+                await db.player_races(a, 5, crafted)
+            with pytest.raises(RequestInvalid):
+                await db.versus(a, b, 5, crafted)
+        assert await db.find_player("a\x00", "a\x00") is None
+        assert await db.find_race("a\x00") is None

@@ -202,3 +202,24 @@ async def test_rematch_links_reach_the_archive_and_an_archived_race_has_none(
         await race.rematch(code, late_token)
     assert refused.value.details["archived"] is True
     assert "archived" in refused.value.message
+
+
+@pytest.mark.parametrize(("options", "close", "rated"), [
+    ({}, False, True),
+    ({"hints": True}, False, False),  # hint rooms are not ranked (leaderboards too)
+    ({"redeals": 5}, False, False),  # overridden rules
+    ({}, True, False),  # closed by its host mid-race
+])
+async def test_which_races_count_for_players(store: ClockStore, options: dict[str, Any],
+                                             close: bool, rated: bool) -> None:
+    race = RaceAuthority(store)
+    room, host = await race.create_room(RoomOptions(deal=7, countdown_s=0, **options))
+    a, ta = await race.join(room.id, "alice")
+    await race.start(room.code, host)
+    if close:
+        await race.close(room.code, host)
+    else:
+        await race.resign(room.id, a.id, ta)
+    (doc,) = await race.claim_finished(10, 60_000)
+    assert doc["rated"] is rated
+    assert doc["room"]["ranked"] is not options.get("hints", False)

@@ -155,8 +155,18 @@ def test_bad_player_input_gets_registry_codes(api: httpx.Client) -> None:
 def test_forget_me_frees_the_name_and_the_key(api: httpx.Client) -> None:
     made = api.post("/api/v1/players", json={"name": "Dee Gone"}).json()
     pid, key = made["player"]["id"], made["key"]
+    rival = api.post("/api/v1/players", json={"name": "Rae Stays"}).json()
+    race = _race(api, key, rival["key"], winner="b")
+    _until(lambda: api.get(f"/api/v1/players/{pid}/races").json(),
+           lambda p: len(p["races"]) == 1)
     gone = api.delete(f"/api/v1/players/{pid}", headers=_bearer(key))
     assert gone.status_code == 204
+    # the live room (still there for an hour) forgets the name at once too
+    for path in (f"/api/v1/rooms/{race}", f"/api/v1/races/{race}",
+                 f"/api/v1/rooms/{race}/standings"):
+        answer = api.get(path)
+        assert answer.status_code == 200 and "Dee Gone" not in answer.text, answer.text
+        assert pid not in answer.text and "Rae Stays" in answer.text
     assert api.get(f"/api/v1/players/{pid}").status_code == 404
     room = api.post("/api/v1/rooms", json={}).json()["room"]
     stale = api.post(f"/api/v1/rooms/{room['id']}/racers", json={}, headers=_bearer(key))

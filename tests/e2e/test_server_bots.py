@@ -79,3 +79,15 @@ async def test_the_bots_option_is_checked_and_bounded(url: str) -> None:
             while (status := await room_with_one_bot()) == 503:
                 await asyncio.sleep(0.2)
         assert status == 201
+
+
+def test_each_bot_costs_its_creator_a_join(server_factory: Any) -> None:
+    """One address cannot seat the server's bots faster than it could join
+    rooms itself: each bot of a new room spends a join of its budget."""
+    url = server_factory(LUCIE_JOIN_PER_MIN="1", LUCIE_JOIN_BURST="6")
+    with httpx.Client(base_url=url + "/api/v1", timeout=10) as http:
+        first = http.post("/rooms", json={"bots": 5, "capacity": 8})
+        assert first.status_code == 201, first.text
+        second = http.post("/rooms", json={"bots": 5, "capacity": 8})
+        assert second.status_code == 429 and second.json()["error"]["code"] == "rate/limited"
+        assert http.post("/rooms", json={"capacity": 8}).status_code == 201  # no bots: fine

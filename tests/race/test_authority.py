@@ -40,8 +40,9 @@ async def test_create_join_and_views(race: RaceAuthority) -> None:
     assert len(host) >= 32
     racer, token = await race.join(room.code.lower(), "  Ada   Lovelace ")
     assert racer.name == "Ada Lovelace" and racer.join_order == 1 and len(token) >= 32
-    with pytest.raises(err.RacerNameTaken):
-        await race.join(room.id, "ada lovelace")
+    for same in ("ada lovelace", "Ａｄａ Ｌｏｖｅｌａｃｅ"):  # case, full-width look-alike
+        with pytest.raises(err.RacerNameTaken):
+            await race.join(room.id, same)
     await race.join(room.id, "Bob")
     with pytest.raises(err.RoomFull):
         await race.join(room.id, "Cy")

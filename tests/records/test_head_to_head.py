@@ -147,6 +147,27 @@ async def test_unranked_rooms_do_not_feed() -> None:
     assert await leaderboard(boards, "belle-lucie", "all-time") == []
 
 
+async def test_hint_rooms_and_the_servers_bots_do_not_feed() -> None:
+    store = MemoryStore()
+    authority = RaceAuthority(store)
+    boards = MemoryLeaderboardStore()
+    authority.race_over_hooks.append(race_over_hook(boards))
+    room, host = await authority.create_room(RoomOptions(deal=2, countdown_s=0, hints=True))
+    racer, token = await authority.join(room.code, "ada")
+    await authority.start(room.code, host)
+    await authority.resign(room.code, racer.id, token)
+    assert await leaderboard(boards, "belle-lucie", "all-time") == []
+    room, host = await authority.create_room(RoomOptions(deal=2, countdown_s=0))
+    bot, bot_token = await authority.join(room.code, "bot-Ada", bot=True)
+    racer, token = await authority.join(room.code, "ada")
+    assert bot.bot and not racer.bot
+    await authority.start(room.code, host)
+    for rid, tok in ((racer.id, token), (bot.id, bot_token)):
+        await authority.resign(room.code, rid, tok)
+    rows = await leaderboard(boards, "belle-lucie", "all-time")
+    assert [r.result.name for r in rows] == ["ada"]
+
+
 class _DownBoards(MemoryLeaderboardStore):
     async def submit(self, board: str, member: str, score: int, entry: dict[str, Any]) -> bool:
         raise StoreUnavailable("redis: connection refused")

@@ -107,6 +107,57 @@ def no_sideways_scroll(driver: Driver) -> None:
     assert width[0] <= width[1], f"sideways scroll: content {width[0]} px > viewport {width[1]} px"
 
 
+HIDDEN_RANKS = """(root, most) =>
+    [...document.querySelectorAll(root + ' .fan-cards')]
+      .filter((row) => row.children.length <= most)
+      .flatMap((row) => [...row.children].slice(0, -1))
+      .filter((card) => card.querySelector('.rank').getBoundingClientRect().right
+                        > card.nextElementSibling.getBoundingClientRect().left)
+      .map((card) => card.dataset.card)"""
+"""A JavaScript function: the covered cards of the board under ``root``, in fans of at
+most ``most`` cards, whose rank the next card hides (part of it or all)."""
+
+
+def covered_ranks_hidden(driver: Driver, root: str = ".board", most: int = 4) -> list[str]:
+    return list(js(driver, f"return ({HIDDEN_RANKS})(arguments[0], arguments[1])", root, most))
+
+
+def covered_tens_hidden(driver: Driver) -> list[str]:
+    """A board drawn in the page's race layout at this window's width, with covered
+    10s in fans of 3 and 4 cards: the covered cards whose rank is not whole."""
+    return list(driver.execute_async_script("""
+        const [hiddenRanks, done] = [""" + HIDDEN_RANKS + """, arguments[arguments.length - 1]];
+        import('/static/board.js').then(({ Board }) => {
+          const box = document.createElement('div');
+          box.className = 'race';
+          box.innerHTML = '<div class="play"><div id="tens"></div></div>'
+            + '<aside class="side"></aside>';
+          document.getElementById('main').append(box);
+          const fans = Array.from({ length: 18 },
+            (_, i) => (i % 2 ? ['TH', 'TS', 'TD', 'TC'] : ['TC', '9H', 'TS']));
+          new Board(box.querySelector('#tens'), { readOnly: true }).set({ legal_moves: [],
+            final: true, position: { fans, cells: [],
+              foundations: [['C', 0], ['D', 0], ['H', 0], ['S', 0]] } });
+          const hidden = hiddenRanks('#tens', 4);
+          box.remove();
+          done(hidden);
+        });"""))
+
+
+def table_fits(driver: Driver, selector: str) -> Any:
+    """Whether a table shows whole in its box (no sideways scroll, last column seen)
+    and each of its names stays on one line."""
+    return js(driver, """
+        const table = document.querySelector(arguments[0]), box = table.parentElement;
+        const last = table.querySelector('thead th:last-child').getBoundingClientRect();
+        const oneLine = [...table.querySelectorAll('td.nm')].every((td) => {
+          const range = document.createRange(); range.selectNodeContents(td);
+          const tops = [...range.getClientRects()].map((r) => r.bottom);
+          return Math.max(...tops) - Math.min(...tops) < 4; });
+        return box.scrollWidth <= box.clientWidth && last.right <= box.getBoundingClientRect().right
+          && last.width > 0 && oneLine;""", selector)
+
+
 @pytest.fixture
 def browsers(tmp_path: Path) -> Iterator[Callable[..., Driver]]:
     started: list[Driver] = []
@@ -182,6 +233,7 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     ada.get(url + "/")
     until(lambda: text_of(ada, "#public-rooms"), message="the public rooms list")
     shots(ada, "home-desktop")
+    assert covered_tens_hidden(ada) == []  # a covered 10 reads "10", not "1("
     css(ada, "#name").send_keys("Ada")
     Select(css(ada, "#variant")).select_by_value("trefoil")
     Select(css(ada, "#deal-kind")).select_by_value("number")
@@ -250,6 +302,12 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     for i, move in enumerate(line):
         how = kinds_f[i % 2] if move.endswith("f") else kinds_play[i % 3]
         used.add(how)
+        if i == 2:
+            # autoplay with nothing to play: plain words, no error code
+            css(ada, "#autoplay").click()
+            until(lambda: "Nothing can go to a foundation now" in text_of(ada, ".msg"),
+                  message="the autoplay refusal")
+            assert "/" not in text_of(ada, ".msg") and js(ada, "return window.__lucie.version") == i
         play(ada, move, how)
         if i == 20:
             # Bob reloads mid-race while Ada moves on: his page resumes from its last event
@@ -279,6 +337,8 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
             shots(ada, "race-desktop")
             shots(bob, "race-phone")
             no_sideways_scroll(bob)
+            for who in (ada, bob):  # every covered card's rank whole, in fans of up to 4
+                assert covered_ranks_hidden(who) == []
     assert used == {"double-tap", "keyboard", "tap", "drag"}
     until(lambda: js(ada, "return window.__lucie.status") == "won", message="Ada's win")
     until(lambda: "52" in text_of(bob, ".opponents"), message="Ada's 52 cards on Bob's panel")
@@ -323,8 +383,15 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     until(lambda: js(bob, "return document.querySelectorAll('#chart svg path.line').length") == 2,
           message="Bob's chart")
     no_sideways_scroll(bob)
+    assert table_fits(bob, ".end table.standings")
+    assert "Status" in text_of(bob, ".end .standings thead")
     shots(bob, "end-phone")
     until(lambda: "press play" in text_of(ada, "#replay-now"), message="the replay")
+    assert text_of(ada, "#replay-now") == f"Ada: {len(line)} moves — press play"
+    controls = js(ada, """return [...document.querySelectorAll('.replay .controls button')]
+        .map((b) => [b.textContent, b.getAttribute('aria-label')])""")
+    assert controls == [["|◀ First", "First move"], ["◀ Step", "Step back"], ["▶", "play"],
+                        ["Step ▶", "Step forward"], ["Last ▶|", "Last move"]]
     css(ada, "#rp-next").click()
     assert text_of(ada, "#replay-now").startswith(f"Move 1 of {len(line)}: {line[0]}")
     Select(css(ada, "#rp-speed")).select_by_value("8")
@@ -404,9 +471,14 @@ def test_computer_racers_race_on_after_the_page_closes(
     # seated by the server with the room, ready once Ada is in
     until(lambda: text_of(ada, ".racers").count("✓ ready") == 2, message="the bots ready")
     assert "bot-Ada" in text_of(ada, ".racers") and "bot-Bix" in text_of(ada, ".racers")
+    tagged = """return [...document.querySelectorAll(arguments[0])].filter((e) => e.querySelector(
+        '.tag')?.textContent === 'bot').map((e) => e.firstChild.textContent)"""
+    # the computer racers carry a "bot" tag (the view's `bot`, else their names)
+    assert js(ada, tagged, ".racers .name") == ["bot-Ada", "bot-Bix"]
     shots(ada, "bots-waiting")
     css(ada, "#start").click()
     until(lambda: js(ada, "return window.__lucie.version") == 0, 15, message="the board")
+    assert sorted(js(ada, tagged, ".opponents .name")) == ["bot-Ada", "bot-Bix"]
     css(ada, "#resign").click()
     css(ada, "#resign-yes").click()
     until(lambda: js(ada, "return window.__lucie.status") == "resigned", message="resigned")
@@ -423,17 +495,57 @@ def test_computer_racers_race_on_after_the_page_closes(
         assert bot["final"] and bot["status"] in ("won", "resigned"), bot
         assert bot["moves"] > 0 and bot["finished_ms"] < room["time_limit_ms"]
 
+    # the end screen on a phone: bots tagged, the standings whole in 390 px
+    phone = browsers(390, 844, mobile=True)
+    phone.get(f"{url}/r/{code}/watch")
+    until(lambda: "Status" in text_of(phone, ".end .standings thead"), message="the standings")
+    assert sorted(js(phone, tagged, ".end .standings td.nm")) == ["bot-Ada", "bot-Bix"]
+    assert table_fits(phone, ".end table.standings")
+    no_sideways_scroll(phone)
+    shots(phone, "end-bots-phone")
+    assert js(phone, "return window.__lucie.errors") == [] and console_errors(phone) == []
+
+
+def rated_race(url: str) -> None:
+    """Two players (``Ada Player``, ``Bea Player``) race one rated race over REST:
+    Ada puts a card on a foundation (deal 2 has aces on top), both resign."""
+    with httpx.Client(base_url=url + "/api/v1", timeout=10) as api:
+        keys = [api.post("/players", json={"name": n}).json()["key"]
+                for n in ("Ada Player", "Bea Player")]
+        made = api.post("/rooms", json={"countdown_s": 0, "deal": 2}).json()
+        room = made["room"]["id"]
+        seats = [api.post(f"/rooms/{room}/racers", json={},
+                          headers={"Authorization": f"Bearer {k}"}).json() for k in keys]
+        assert api.post(f"/rooms/{room}/start", headers={
+            "Authorization": f"Bearer {made['host_token']}"}).status_code == 200
+        for i, seat in enumerate(seats):
+            path = f"/rooms/{room}/racers/{seat['racer']['id']}"
+            auth = {"Authorization": f"Bearer {seat['token']}"}
+            if i == 0:
+                game = api.get(path + "/game", headers=auth).json()
+                move = next(m for m in game["legal_moves"] if m.endswith("f"))
+                assert api.post(path + "/moves", headers=auth, json={
+                    "move": move, "expected_version": 0, "client_move_id": "1"}).status_code == 200
+            assert api.post(path + "/resign", headers=auth).status_code == 200
+        until(lambda: api.get("/leaderboards/belle-lucie/rating").json()["entries"], 30,
+              message="the race archived and rated")
+
 
 def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Callable[..., Driver],
                                   tmp_path: Path) -> None:
-    """Leaderboards, rules (rendered from docs/rules.md) and the phone home page."""
-    url = server_factory()
+    """Leaderboards (the rating board too), rules (rendered from docs/rules.md), the
+    phone home page, a covered 10 on a phone, and "page not found"."""
+    from selenium.webdriver.support.ui import Select
+
+    url = server_factory(LUCIE_ARCHIVE_PERIOD_S="0.2")
+    rated_race(url)
     shots = Shots(tmp_path)
     phone = browsers(390, 844, mobile=True)
     phone.get(url + "/")
     until(lambda: text_of(phone, "#public-rooms"), message="home")
     no_sideways_scroll(phone)
     shots(phone, "home-phone")
+    assert covered_tens_hidden(phone) == []  # a covered 10's "0" is not cut on a phone
     phone.get(url + "/rules")
     until(lambda: js(phone, "return document.querySelectorAll('article.rules h2').length") > 3,
           message="the rules rendered")
@@ -478,8 +590,44 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
         return [cell.textContent, cell.colSpan, t.querySelectorAll('caption').length,
                 cell.getBoundingClientRect().top >= t.tHead.getBoundingClientRect().bottom - 1]""")
     assert empty == ["No result yet.", 7, 0, True]
+    # the selects show their longest choice whole ("Today's daily deal", not "…dea")
+    assert js(phone, """const ctx = document.createElement('canvas').getContext('2d');
+        return ['lb-variant', 'lb-kind'].map((id) => {
+          const s = document.getElementById(id), cs = getComputedStyle(s);
+          ctx.font = cs.font;
+          const text = Math.max(...[...s.options].map((o) => ctx.measureText(o.text).width));
+          return text + parseFloat(cs.paddingLeft) + 24 <= s.clientWidth; })""") == [True, True]
     no_sideways_scroll(phone)
     shots(phone, "leaderboards-phone")
+    # the rating board: players by rating, provisional ones marked
+    Select(css(phone, "#lb-kind")).select_by_value("rating")
+    until(lambda: "Ada Player" in text_of(phone, "#leaderboard tbody"), message="the ratings")
+    rows = js(phone, """return [...document.querySelectorAll('#leaderboard tr')].map((tr) =>
+        [...tr.children].map((c) => c.textContent))""")
+    api = httpx.get(f"{url}/api/v1/leaderboards/belle-lucie/rating").json()["entries"]
+    assert rows == [["#", "Player", "Rating", "Races", "Wins"]] + [
+        [str(e["rank"]), e["player"]["name"],
+         f"{e['rating']['rating']:.1f}".replace("-", "−") + "provisional", "1", str(e["wins"])]
+        for e in api]
+    assert [e["player"]["name"] for e in api] == ["Ada Player", "Bea Player"]
+    assert "fewer than 10 rated races" in text_of(phone, "main")
+    no_sideways_scroll(phone)
+    shots(phone, "leaderboards-rating-phone")
+    Select(css(phone, "#lb-variant")).select_by_value("trefoil")
+    until(lambda: text_of(phone, "#leaderboard tbody") == "No result yet.", message="no ratings")
+    # a mistyped address: a page that says so, with the way home (status 404)
+    assert console_errors(phone) == []
+    phone.get(url + "/nope")
+    until(lambda: text_of(phone, "main h1") == "Page not found", message="page not found")
+    assert js(phone, "return performance.getEntriesByType('navigation')[0].responseStatus") == 404
+    assert [e for e in console_errors(phone) if "/nope " not in e] == []  # Chromium logs the 404
+    shots(phone, "not-found-phone")
+    css(phone, "main a[href='/']").click()
+    until(lambda: text_of(phone, "#public-rooms"), message="home from the 404 page")
+    phone.get(url + "/api/v1/nope")  # the API answers JSON, even to a browser
+    assert json.loads(text_of(phone, "body"))["error"]["code"] == "request/not_found"
+    console_errors(phone)
+    phone.get(url + "/")
     # the replay viewer's deals are the server's, for every generator and deck count
     cases = [(1, 1), (31999, 1), (32000, 1), (806111773, 1), (2**53 + 1, 1),
              (99999999999999999999, 1), (123456, 2), (5, 2)]
@@ -493,5 +641,9 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
         const done = arguments[arguments.length - 1];
         import('/static/end.js').then((e) => done([9, 0, -2, null].map(e.toParText)));""")
     assert to_par == ["9", "0 (par)", "−2", "–"]
+    plural = phone.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/static/board.js').then((b) => done([0, 1, 2].map((n) => b.plural(n, 'move'))));""")
+    assert plural == ["0 moves", "1 move", "2 moves"]
     assert js(phone, "return window.__lucie.errors") == []
     assert console_errors(phone) == []

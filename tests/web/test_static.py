@@ -84,6 +84,44 @@ def test_unknown_files_and_escapes_are_404(client: TestClient, path: str) -> Non
     assert "import" not in r.text
 
 
+BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+"""What a browser sends when it navigates to an address."""
+
+
+@pytest.mark.parametrize("path", ["/nope", "/r/ABC234/nope", "/leaderboards/daily", "/index.html",
+                                  "/static"])
+def test_a_browser_at_an_unknown_address_gets_the_shell_as_a_404(client: TestClient,
+                                                                  path: str) -> None:
+    """A mistyped address in the browser: the shell (its router says "Page not
+    found", with a link home), status 404, the same policy and headers."""
+    r = client.get(path, headers=BROWSER)
+    assert r.status_code == 404, path
+    assert r.headers["content-type"].startswith("text/html")
+    assert r.headers["content-security-policy"] == CSP
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["cache-control"] == "no-cache"
+    assert r.text == (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    head = client.head(path, headers=BROWSER)
+    assert head.status_code == 404 and head.content == b""
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("GET", "/api/v1/nope"), ("GET", "/api/v1/rooms/NOPE/nope"), ("GET", "/api"),
+    ("GET", "/static/nope.js"), ("GET", "/static/vendor/nope.js"), ("POST", "/nope"),
+    ("DELETE", "/nope"),
+])
+def test_api_and_files_answer_json_errors_even_to_a_browser(client: TestClient, method: str,
+                                                            path: str) -> None:
+    r = client.request(method, path, headers=BROWSER)
+    assert r.status_code == 404, path
+    assert r.json() == {"error": {"code": "request/not_found", "message": "Not Found"}}
+
+
+def test_a_trailing_slash_still_redirects_to_the_page(client: TestClient) -> None:
+    r = client.get("/rules/", headers=BROWSER, follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"].endswith("/rules")
+
+
 def test_a_symlink_out_of_the_folder_is_not_followed(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     secret = tmp_path / "secret.txt"
@@ -132,4 +170,12 @@ def test_the_live_server_serves_the_client(server_factory: ServerFactory) -> Non
     assert httpx.get(url + "/static/api.js").status_code == 200
     assert httpx.get(url + "/api/v1/rooms").status_code == 200  # the API is unchanged
     assert httpx.get(url + "/static/../../pyproject.toml").status_code == 404
+    # an unknown address: the "page not found" shell for a browser, JSON for the API
+    page = httpx.get(url + "/nope", headers=BROWSER)
+    assert page.status_code == 404 and page.headers["content-security-policy"] == CSP
+    assert '<script type="module" src="/static/app.js">' in page.text
+    for path in ("/api/v1/nope", "/api/v1/rooms/NOPE"):
+        api = httpx.get(url + path, headers=BROWSER)
+        assert api.status_code == 404 and api.headers["content-type"] == "application/json"
+        assert api.json()["error"]["code"] in ("request/not_found", "room/not_found")
     assert set(PAGES) >= {"/", "/r/{code}", "/r/{code}/watch", "/leaderboards"}

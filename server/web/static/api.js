@@ -8,11 +8,11 @@ export function parseJSON(text) {
       ? ctx.source : value);
 }
 
+/** A refusal: `${error}` reads "code: message" (its name is the code). */
 export class ApiError extends Error {
   constructor(status, code, message, details) {
-    super(message); this.status = status; this.code = code; this.details = details;
+    super(message); this.status = status; this.name = this.code = code; this.details = details;
   }
-  toString() { return `${this.code}: ${this.message}`; }
 }
 
 /** One REST call: method, path under /api/v1, optional JSON body (object or raw JSON text), token. */

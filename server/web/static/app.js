@@ -1,15 +1,16 @@
 // The client's router: one HTML shell for every page, drawn here (docs/web.md).
+import { el } from "./board.js";
 import { mountHome } from "./home.js";
 import { hooks } from "./nav.js";
 import { mountLeaderboards, mountRules } from "./pages.js";
 import { mountRoom } from "./race.js";
 
 const ROUTES = [
-  [/^\/$/, (m) => mountHome(m)],
+  [/^\/$/, mountHome],
   [/^\/r\/([A-Za-z0-9_-]{1,16})\/watch\/?$/, (m, p) => mountRoom(m, p[1], { watch: true })],
   [/^\/r\/([A-Za-z0-9_-]{1,16})\/?$/, (m, p) => mountRoom(m, p[1])],
-  [/^\/leaderboards\/?$/, (m) => mountLeaderboards(m)],
-  [/^\/rules\/?$/, (m) => mountRules(m)],
+  [/^\/leaderboards\/?$/, mountLeaderboards],
+  [/^\/rules\/?$/, mountRules],
 ];
 
 let cleanup = null;
@@ -20,9 +21,11 @@ function route() {
   const path = location.pathname;
   for (const [re, mount] of ROUTES) {
     const p = path.match(re);
-    if (p) { cleanup = mount(main, p); hooks.page = path; return; }
+    if (p) { cleanup = mount(main, p); return; }
   }
-  main.textContent = "No such page.";
+  // an address no page has (the server answered 404 with this shell)
+  main.replaceChildren(el("h1", { text: "Page not found" }), el("p", { text: `There is no page at ${path}.` }),
+    el("p", {}, el("a", { href: "/", "data-link": true, text: "Go to the home page" })));
 }
 
 document.addEventListener("click", (e) => {

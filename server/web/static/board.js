@@ -1,6 +1,6 @@
 // The board: fans, free cells, foundations; tap / double-tap / drag / keyboard controls.
 // Nothing moves until the server's ack carries the new game (race.js sends the moves).
-import { cardGlyph, cardName, foundationTop, isRed } from "./cards.js";
+import { cardGlyph, cardName, foundationTop, isRed, SUITS } from "./cards.js";
 
 const DOUBLE_TAP_MS = 400;
 const DRAG_PX = 8;
@@ -18,6 +18,11 @@ function el(tag, attrs = {}, ...kids) {
   return e;
 }
 export { el };
+/** "1 move", "2 moves" */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+/** A computer racer: the view's `bot` when it has one, else the server's names (`bot-Ada`). */
+const isBot = (r) => (typeof r?.bot === "boolean" ? r.bot : /^bot-/.test(r?.name ?? ""));
+export const botTag = (r) => (isBot(r) ? el("span", { class: "tag", text: "bot" }) : null);
 
 /** The move text for a source ("3", "c2", or {merci: "5H"}) to a target ("f", "c", "7"). */
 export function moveText(src, target) {
@@ -47,7 +52,8 @@ function cardButton(card, { label, playable, selected, key }) {
     tabindex: playable ? "0" : "-1", "aria-disabled": playable ? null : "true",
     "aria-pressed": playable ? String(!!selected) : null,
   });
-  b.append(el("span", { class: "rank", text: cardGlyph(card).slice(0, -1) }),
+  const rank = cardGlyph(card).slice(0, -1);
+  b.append(el("span", { class: rank === "10" ? "rank ten" : "rank", text: rank }),
     el("span", { class: "suit", "aria-hidden": "true", text: cardGlyph(card).slice(-1) }));
   return b;
 }
@@ -55,15 +61,15 @@ function cardButton(card, { label, playable, selected, key }) {
 export class Board {
   /** root: element; opts.onMove(text) sends a move; opts.readOnly for spectators. */
   constructor(root, opts = {}) {
-    this.root = root; this.opts = opts; this.game = null; this.rules = null;
-    this.sel = null; this.merciMode = false; this.lastTap = null; this.drag = null;
+    this.root = root; this.opts = opts; this.game = null;
+    this.sel = null; this.merciMode = false; this.lastTap = null;
     this.suppressClick = false;
     root.classList.add("board");
     root.addEventListener("click", (e) => this.onClick(e));
     root.addEventListener("pointerdown", (e) => this.onPointerDown(e));
     window.addEventListener("resize", () => this.layoutFans());
   }
-  set(game, rules) { this.game = game; this.rules = rules; this.render(); }
+  set(game) { this.game = game; this.render(); }
   get legal() { return this.game?.legal_moves ?? []; }
   clearSelection() { if (this.sel !== null) { this.sel = null; this.render(); } }
   toggleMerci() { this.merciMode = !this.merciMode; this.sel = null; this.render(); }
@@ -85,12 +91,9 @@ export class Board {
         class: `slot foundation${targets.has("f") ? " target" : ""}`, "data-place": "f",
         "data-key": `f${i}`,
       });
-      if (card) {
-        const b = cardButton(card, { label: `${suit === "C" ? "clubs" : suit === "D" ? "diamonds" : suit === "H" ? "hearts" : "spades"} foundation, ${cardName(card)} on top`, playable: live, key: `fc${i}` });
-        slot.append(b);
-      } else {
-        slot.append(el("button", { type: "button", class: "empty", "aria-label": `empty ${{ C: "clubs", D: "diamonds", H: "hearts", S: "spades" }[suit]} foundation`, tabindex: live ? "0" : "-1", text: { C: "♣", D: "♦", H: "♥", S: "♠" }[suit] }));
-      }
+      const [name, glyph] = SUITS[suit];
+      slot.append(card ? cardButton(card, { label: `${name} foundation, ${cardName(card)} on top`, playable: live, key: `fc${i}` })
+        : el("button", { type: "button", class: "empty", "aria-label": `empty ${name} foundation`, tabindex: live ? "0" : "-1", text: glyph }));
       fnd.append(slot);
     });
     top.append(fnd);
@@ -139,16 +142,20 @@ export class Board {
     if (focusKey) this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus({ preventScroll: true });
   }
 
-  /** Overlap each fan's cards so the fan fits its box (the top card shows whole). */
+  /** Overlap each fan's cards so the fan fits its box (the top card shows whole) and,
+   *  where the box allows, every covered card's rank ("10" too) shows whole. */
   layoutFans() {
-    for (const row of this.root.querySelectorAll(".fan-cards")) {
-      const cards = row.children;
-      if (cards.length < 2) continue;
+    const rows = [...this.root.querySelectorAll(".fan-cards")].map((row) => {
+      const cards = [...row.children];
+      if (cards.length < 2) return null;
       const w = cards[0].offsetWidth || 40;
-      const room = row.clientWidth;
-      const step = Math.max(8, Math.min(w * 0.58, (room - w) / (cards.length - 1)));
-      row.style.setProperty("--step", `${Math.floor(step - w)}px`);
-    }
+      const need = Math.max(...cards.map((c) => {
+        const r = c.querySelector(".rank")?.getBoundingClientRect();
+        return r ? r.right - c.getBoundingClientRect().left + 1 : 0;
+      }));
+      return [row, w, Math.max(8, Math.min(Math.max(w * 0.58, need), (row.clientWidth - w) / (cards.length - 1)))];
+    });
+    for (const [row, w, step] of rows.filter(Boolean)) row.style.setProperty("--step", `${Math.floor(step - w)}px`);
   }
 
   srcOf(target) {

@@ -1,7 +1,7 @@
 // End of race: standings with points and par, the comparison chart (SVG), the replay
 // viewer, the replay file download and "race this ghost".
 import { call, store } from "./api.js";
-import { Board, el } from "./board.js";
+import { Board, botTag, el, plural } from "./board.js";
 import { asGame, replayPositions } from "./engine.js";
 import { hooks } from "./nav.js";
 
@@ -77,12 +77,10 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   const parLine = el("p", { class: "par" });
   box.append(el("h2", { text: room.state === "closed" ? "The room was closed" : "Race over" }), tableBox, parLine);
   const racers = room.racers;
-  const pickA = el("select", { id: "cmp-a", "aria-label": "Compare" });
-  const pickB = el("select", { id: "cmp-b", "aria-label": "against" });
-  for (const r of racers) {
-    pickA.append(el("option", { value: r.id, text: r.name + (r.id === me ? " (you)" : "") }));
-    pickB.append(el("option", { value: r.id, text: r.name + (r.id === me ? " (you)" : "") }));
-  }
+  const you = (r) => r.name + (r.id === me ? " (you)" : "");
+  const pick = (id, label, onchange, named = you) => el("select", { id, "aria-label": label, onchange },
+    ...racers.map((r) => el("option", { value: r.id, text: named(r) })));
+  const pickA = pick("cmp-a", "Compare", compare), pickB = pick("cmp-b", "against", compare);
   const others = racers.filter((r) => r.id !== me);
   pickA.value = me ?? racers[0]?.id ?? "";
   pickB.value = (me ? others[0]?.id : racers[1]?.id) ?? racers[0]?.id ?? "";
@@ -93,97 +91,27 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
     el("p", {}, pickA, el("span", { text: " against " }), pickB), chartBox, figures));
 
   // replay viewer
-  const pickR = el("select", { id: "replay-racer", "aria-label": "Replay of" });
-  for (const r of racers) pickR.append(el("option", { value: r.id, text: r.name }));
+  const pickR = pick("replay-racer", "Replay of", loadReplay, (r) => r.name);
   pickR.value = me ?? racers[0]?.id ?? "";
   const list = el("ol", { class: "moves", id: "replay-moves" });
   const now = el("p", { class: "now", id: "replay-now", "aria-live": "polite" });
-  const b = (id, text, label) => el("button", { type: "button", id, text, "aria-label": label });
-  const first = b("rp-first", "|◀", "first move"), prev = b("rp-prev", "◀", "step back"),
-    play = b("rp-play", "▶", "play"), next = b("rp-next", "▶|", "step forward"),
-    last = b("rp-last", "▶|", "last move");
+  const b = (id, text, label, onclick) => el("button", { type: "button", id, text, "aria-label": label, onclick });
+  const to = (i) => () => { stop(); stepTo(i()); };
+  // each label's words are in its accessible name (WCAG 2.5.3)
+  const first = b("rp-first", "|◀ First", "First move", to(() => 0)), prev = b("rp-prev", "◀ Step", "Step back", to(() => idx - 1)),
+    play = b("rp-play", "▶", "play", () => {
+      if (timer) return stop();
+      if (rep && idx >= rep.moves.length) idx = 0;
+      play.textContent = "⏸"; play.setAttribute("aria-label", "pause");
+      timer = setInterval(() => stepTo(idx + 1), 600 / Number(speed.value));
+    }),
+    next = b("rp-next", "Step ▶", "Step forward", to(() => idx + 1)), last = b("rp-last", "Last ▶|", "Last move", to(() => Infinity));
   const replayBox = el("div", { class: "replay-board", id: "replay-board" });
   const viewer = new Board(replayBox, { readOnly: true });
   let positions = null;
-  const speed = el("select", { id: "rp-speed", "aria-label": "speed" });
-  for (const v of [1, 2, 4, 8]) speed.append(el("option", { value: v, text: `${v}×` }));
-  const download = b("rp-download", "Download replay", "Download the replay file");
-  const ghost = b("rp-ghost", "Race this ghost", "Race this racer's recorded game");
-  box.append(el("section", { class: "replay" }, el("h2", { text: "Replay" }),
-    el("p", {}, pickR, " ", download, " ", ghost),
-    el("div", { class: "controls" }, first, prev, play, next, last, speed), now, replayBox, list));
-
-  let cmp = null; let svgChart = null; let rep = null; let idx = 0; let timer = null;
-
-  call("GET", `/rooms/${code}/standings`).then((st) => {
-    table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "Racer", "Cards", "Points", "Cards to par", "Time", "Moves", "Status"]
-      .map((h) => el("th", { scope: "col", text: h, title: h === "Cards to par" ? TO_PAR_HELP : null })))),
-      el("tbody", {}, ...st.standings.map((x) => el("tr", { class: x.racer === me ? "me" : "" },
-        el("td", { text: String(x.rank) }), el("td", { text: x.name + (x.racer === me ? " (you)" : "") }),
-        el("td", { text: `${x.foundation_cards}/${total}` }), el("td", { text: String(x.points) }),
-        el("td", { class: "to-par", text: toParText(x.to_par) }),
-        el("td", { text: clock(x.reach_time_ms) }), el("td", { text: String(x.moves) }),
-        el("td", { text: x.status.replace("_", " ") })))));
-    parLine.textContent = st.par === null ? "Par: the solver has not found it yet." : `Par: ${st.par} cards (the most this deal allows with these redeals). Cards to par = par − foundation cards.`;
-    const mine = st.standings.find((x) => x.racer === me);
-    if (mine) say(`You finished ${mine.rank}${["th", "st", "nd", "rd"][mine.rank % 10 > 3 || Math.floor(mine.rank / 10) === 1 ? 0 : mine.rank % 10]} of ${st.standings.length} with ${mine.points} points.`, "good");
-  }).catch((e) => say(`${e.code}: ${e.message}`, "error"));
-
-  async function compare() {
-    if (!pickA.value || !pickB.value) return;
-    try {
-      cmp = await call("GET", `/rooms/${code}/compare/${pickA.value}/${pickB.value}`, { token });
-      svgChart = chart(cmp, total);
-      chartBox.replaceChildren(svgChart, el("p", { class: "legend" },
-        el("span", { class: "key a", text: `■ ${cmp.a.name}` }), " ", el("span", { class: "key b", text: `■ ${cmp.b.name}` }), " ", el("span", { class: "key d", text: "┆ divergence" })));
-      const v = cmp.verdict;
-      const who = v.winner === "a" ? cmp.a.name : v.winner === "b" ? cmp.b.name : null;
-      const mv = (n) => `${n} move${n === 1 ? "" : "s"}`;
-      const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
-      figures.textContent = `${cmp.a.name}: ${cards(cmp.a.foundation_cards)}, ${mv(cmp.a.moves)} · ${cmp.b.name}: ${cards(cmp.b.foundation_cards)}, ${mv(cmp.b.moves)} · ${who ? `${who} ahead (${v.decided_by.replace("_", " ")})` : "a tie"} · lead changed ${cmp.lead.changes} times.`;
-      drawNow();
-    } catch (e) { chartBox.textContent = `${e.code}: ${e.message}`; }
-  }
-  async function loadReplay() {
-    stop();
-    try {
-      rep = await call("GET", `/rooms/${code}/racers/${pickR.value}/replay`, { token });
-      idx = 0; positions = null;
-      try { positions = await replayPositions(rep); } catch (e) { positions = null; } // WebCrypto needs a secure origin
-      list.replaceChildren(...rep.moves.map((m, i) => el("li", { "data-i": String(i) }, el("code", { text: m.move }), el("span", { class: "muted", text: ` ${clock(m.race_clock_ms)}` }))));
-      drawNow();
-    } catch (e) { now.textContent = `${e.code}: ${e.message}`; }
-  }
-  function drawNow() {
-    if (!rep) return;
-    const n = rep.moves.length;
-    list.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", i === idx - 1));
-    const m = rep.moves[idx - 1];
-    if (positions) {
-      const g = asGame(positions[idx]);
-      viewer.set(g, rep.rules);
-      hooks.replay = { player: rep.player, index: idx, total: rep.moves.length, fans: g.position.fans, foundations: g.position.foundations };
-    } else replayBox.textContent = "";
-    now.textContent = m ? `Move ${idx} of ${n}: ${m.move} at ${clock(m.race_clock_ms)}` : `${rep.player}: ${n} moves — press play`;
-    if (m && svgChart && cmp) {
-      if ([cmp.a.name, cmp.b.name].includes(rep.player)) svgChart.moveCursor(m.race_clock_ms);
-    }
-    list.querySelector("li.current")?.scrollIntoView({ block: "nearest" });
-  }
-  function stop() { clearInterval(timer); timer = null; play.textContent = "▶"; play.setAttribute("aria-label", "play"); }
-  function stepTo(i) { if (!rep) return; idx = Math.max(0, Math.min(rep.moves.length, i)); drawNow(); if (idx >= rep.moves.length) stop(); }
-  first.addEventListener("click", () => { stop(); stepTo(0); });
-  prev.addEventListener("click", () => { stop(); stepTo(idx - 1); });
-  next.addEventListener("click", () => { stop(); stepTo(idx + 1); });
-  last.addEventListener("click", () => { stop(); stepTo(rep ? rep.moves.length : 0); });
-  play.addEventListener("click", () => {
-    if (timer) return stop();
-    if (rep && idx >= rep.moves.length) idx = 0;
-    play.textContent = "⏸"; play.setAttribute("aria-label", "pause");
-    timer = setInterval(() => stepTo(idx + 1), 600 / Number(speed.value));
-  });
-  speed.addEventListener("change", () => { if (timer) { stop(); play.click(); } });
-  download.addEventListener("click", () => {
+  const speed = el("select", { id: "rp-speed", "aria-label": "speed", onchange: () => { if (timer) { stop(); play.click(); } } },
+    ...[1, 2, 4, 8].map((v) => el("option", { value: v, text: `${v}×` })));
+  const download = b("rp-download", "Download replay", "Download the replay file", () => {
     if (!rep) return;
     // a replay file (docs/replay.md): the replay answer with its format header
     const file = { format: "lucie-replay", format_version: 1, ...rep };
@@ -192,15 +120,77 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
     document.body.append(a); a.click(); a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   });
-  ghost.addEventListener("click", async () => {
+  const ghost = b("rp-ghost", "Race this ghost", "Race this racer's recorded game", async () => {
     try {
       const g = await call("POST", "/ghost-rooms", { body: { room: code, racer: pickR.value, countdown_s: 3 } });
       store.setHost(g.room.code, g.host_token);
       onGhost(g.room.code);
-    } catch (e) { say(`${e.code}: ${e.message}`, "error"); }
+    } catch (e) { say(`${e}`, "error"); }
   });
-  pickA.addEventListener("change", compare);
-  pickB.addEventListener("change", compare);
-  pickR.addEventListener("change", loadReplay);
+  box.append(el("section", { class: "replay" }, el("h2", { text: "Replay" }),
+    el("p", {}, pickR, " ", download, " ", ghost),
+    el("div", { class: "controls" }, first, prev, play, next, last, speed), now, replayBox, list));
+
+  let cmp = null; let svgChart = null; let rep = null; let idx = 0; let timer = null;
+
+  call("GET", `/rooms/${code}/standings`).then((st) => {
+    // on a phone the "wide" columns (points, moves) hide: the message says the points
+    const wide = { Points: 1, Moves: 1 };
+    table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "Racer", "Cards", "Points", "Cards to par", "Time", "Moves", "Status"]
+      .map((h) => el("th", { scope: "col", text: h, class: wide[h] && "wide", title: h === "Cards to par" ? TO_PAR_HELP : null })))),
+      el("tbody", {}, ...st.standings.map((x) => el("tr", { class: x.racer === me ? "me" : "" },
+        el("td", { text: String(x.rank) }),
+        el("td", { class: "nm" }, x.name + (x.racer === me ? " (you)" : ""), botTag(racers.find((r) => r.id === x.racer) ?? x)),
+        el("td", { text: `${x.foundation_cards}/${total}` }), el("td", { class: "wide", text: String(x.points) }),
+        el("td", { class: "to-par", text: toParText(x.to_par) }),
+        el("td", { text: clock(x.reach_time_ms) }), el("td", { class: "wide", text: String(x.moves) }),
+        el("td", { text: x.status.replace("_", " ") })))));
+    parLine.textContent = st.par === null ? "Par: the solver has not found it yet." : `Par: ${st.par} cards (the most this deal allows with these redeals). Cards to par = par − foundation cards.`;
+    const mine = st.standings.find((x) => x.racer === me);
+    if (mine) say(`You finished ${mine.rank}${["th", "st", "nd", "rd"][mine.rank % 10 > 3 || Math.floor(mine.rank / 10) === 1 ? 0 : mine.rank % 10]} of ${st.standings.length} with ${mine.points} points.`, "good");
+  }).catch((e) => say(`${e}`, "error"));
+
+  async function compare() {
+    if (!pickA.value || !pickB.value) return;
+    try {
+      cmp = await call("GET", `/rooms/${code}/compare/${pickA.value}/${pickB.value}`, { token });
+      svgChart = chart(cmp, total);
+      chartBox.replaceChildren(svgChart, el("p", { class: "legend" },
+        el("span", { class: "a", text: `■ ${cmp.a.name}` }), " ", el("span", { class: "b", text: `■ ${cmp.b.name}` }), " ┆ divergence"));
+      const v = cmp.verdict;
+      const who = v.winner === "a" ? cmp.a.name : v.winner === "b" ? cmp.b.name : null;
+      const side = (x) => `${x.name}: ${plural(x.foundation_cards, "card")}, ${plural(x.moves, "move")}`;
+      figures.textContent = `${side(cmp.a)} · ${side(cmp.b)} · ${who ? `${who} ahead (${v.decided_by.replace("_", " ")})` : "a tie"} · lead changed ${plural(cmp.lead.changes, "time")}.`;
+      drawNow();
+    } catch (e) { chartBox.textContent = `${e}`; }
+  }
+  async function loadReplay() {
+    stop();
+    try {
+      rep = await call("GET", `/rooms/${code}/racers/${pickR.value}/replay`, { token });
+      idx = 0; positions = null;
+      try { positions = await replayPositions(rep); } catch (e) { positions = null; } // WebCrypto needs a secure origin
+      list.replaceChildren(...rep.moves.map((m) => el("li", {}, el("code", { text: m.move }), el("span", { class: "muted", text: ` ${clock(m.race_clock_ms)}` }))));
+      drawNow();
+    } catch (e) { now.textContent = `${e}`; }
+  }
+  function drawNow() {
+    if (!rep) return;
+    const n = rep.moves.length;
+    list.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", i === idx - 1));
+    const m = rep.moves[idx - 1];
+    if (positions) {
+      const g = asGame(positions[idx]);
+      viewer.set(g);
+      hooks.replay = { player: rep.player, index: idx, total: rep.moves.length, fans: g.position.fans, foundations: g.position.foundations };
+    } else replayBox.textContent = "";
+    now.textContent = m ? `Move ${idx} of ${n}: ${m.move} at ${clock(m.race_clock_ms)}` : `${rep.player}: ${plural(n, "move")} — press play`;
+    if (m && svgChart && cmp) {
+      if ([cmp.a.name, cmp.b.name].includes(rep.player)) svgChart.moveCursor(m.race_clock_ms);
+    }
+    list.querySelector("li.current")?.scrollIntoView({ block: "nearest" });
+  }
+  function stop() { clearInterval(timer); timer = null; play.textContent = "▶"; play.setAttribute("aria-label", "play"); }
+  function stepTo(i) { if (!rep) return; idx = Math.max(0, Math.min(rep.moves.length, i)); drawNow(); if (idx >= rep.moves.length) stop(); }
   compare(); loadReplay();
 }

@@ -1,6 +1,6 @@
 // The home page: create a room, join by code, public rooms (live), the daily deal.
 import { call, store } from "./api.js";
-import { el } from "./board.js";
+import { el, plural } from "./board.js";
 import { navigate } from "./nav.js";
 import { VARIANTS, variantName } from "./variants.js";
 
@@ -8,8 +8,7 @@ function field(label, input, hint) {
   return el("div", { class: "field" }, el("label", { for: input.id, text: label }), input, hint ? el("small", { class: "muted", text: hint }) : null);
 }
 
-/** Create a room with these options (`bots`: computer racers the server seats and runs),
- *  join it as `name`; navigate to it. */
+/** Create a room (`opts`: POST /rooms), join it as `name`, go there. */
 export async function createAndJoin(opts, name) {
   // deal numbers may exceed 2^53: they go into the JSON as written
   const { deal, ...rest } = opts;
@@ -20,7 +19,6 @@ export async function createAndJoin(opts, name) {
   store.setHost(code, created.host_token);
   seat(code, await call("POST", `/rooms/${code}/racers`, { body: { name } }), name);
 }
-// keep the seat `j` (a join's answer) of room `code`, go there
 function seat(code, j, name) {
   store.setRacer(code, { racer: j.racer.id, token: j.token, name: j.racer.name });
   store.setName(name);
@@ -32,19 +30,16 @@ export function mountHome(main) {
   const say = (t, k = "error") => { msg.textContent = t; msg.className = `msg ${k}`; };
   const fail = (err) => say(`${err}`);
   const name = el("input", { id: "name", required: true, maxlength: "24", autocomplete: "nickname", value: store.name() });
-  const variant = el("select", { id: "variant" });
-  for (const [id, n] of VARIANTS) variant.append(el("option", { value: id, text: n }));
-  const dealKind = el("select", { id: "deal-kind" });
-  for (const [v, t] of [["random", "Random"], ["number", "Deal number…"], ["daily", "Today's daily deal"]]) dealKind.append(el("option", { value: v, text: t }));
+  const select = (id, list, attrs, chosen) => el("select", { id, ...attrs }, ...list.map(([value, text]) => el("option", { value, text, selected: value === chosen })));
+  const variant = select("variant", VARIANTS);
   const dealNo = el("input", { id: "deal-number", inputmode: "numeric", pattern: "[0-9]{1,20}", placeholder: "e.g. 123", hidden: true, "aria-label": "Deal number" });
-  dealKind.addEventListener("change", () => { dealNo.hidden = dealKind.value !== "number"; dealNo.required = !dealNo.hidden; });
-  const limit = el("select", { id: "time-limit" });
-  for (const m of [3, 5, 10, 15, 30, 60]) limit.append(el("option", { value: m * 60, text: `${m} min`, selected: m === 15 }));
+  const dealKind = select("deal-kind", [["random", "Random"], ["number", "Deal number…"], ["daily", "Today's daily deal"]],
+    { onchange: () => { dealNo.hidden = dealKind.value !== "number"; dealNo.required = !dealNo.hidden; } });
+  const limit = select("time-limit", [3, 5, 10, 15, 30, 60].map((m) => [m * 60, `${m} min`]), {}, 900);
   const capacity = el("input", { id: "capacity", type: "number", min: "1", max: "64", value: "8" });
   const bots = el("input", { id: "bots", type: "number", min: "0", max: "7", value: "0" });
-  const vis = el("select", { id: "visibility" }, el("option", { value: "public", text: "Public (listed)" }), el("option", { value: "private", text: "Private (link only)" }));
-  const races = el("select", { id: "series" });
-  for (let n = 1; n <= 9; n++) races.append(el("option", { value: n, text: n === 1 ? "One race" : `A series of ${n}` }));
+  const vis = select("visibility", [["public", "Public (listed)"], ["private", "Private (link only)"]]);
+  const races = select("series", [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [n, n === 1 ? "One race" : `A series of ${n}`]));
   const hints = el("input", { id: "hints", type: "checkbox" });
   const winnable = el("input", { id: "winnable", type: "checkbox" });
   const create = el("form", { class: "card-panel create", id: "create-form" },
@@ -74,10 +69,8 @@ export function mountHome(main) {
   join.addEventListener("submit", (e) => { e.preventDefault(); navigate(`/r/${code.value.trim().toUpperCase()}`); });
 
   const named = () => name.value.trim() || (name.focus(), say("Your name first."));
-  // quick race (protocol.md): a seat in the lobby that starts soonest
-  const quick = el("button", { type: "button", id: "quick", class: "primary", text: "Quick race" });
-  quick.addEventListener("click", () => named() && call("POST", "/quick", { body: { variant: variant.value, name: name.value } })
-    .then((j) => seat(j.room.code, j, name.value), fail));
+  const quick = el("button", { id: "quick", class: "primary", text: "Quick race", onclick: () => named()
+    && call("POST", "/quick", { body: { variant: variant.value, name: name.value } }).then((j) => seat(j.room.code, j, name.value), fail) });
   const rooms = el("ul", { class: "rooms", id: "public-rooms", "aria-live": "polite" });
   const daily = el("div", { class: "card-panel daily" }, el("h2", { text: "Today's deal" }), el("p", { class: "muted", text: "…" }));
 
@@ -107,7 +100,7 @@ export function mountHome(main) {
         .catch(fail));
       daily.replaceChildren(el("h2", { text: "Today's deal" }),
         el("p", { text: `${d.date} · La Belle Lucie deal ${d.deal_number}` }), go,
-        el("ol", { class: "lb" }, ...lb.rows.map((r) => el("li", { text: `${r.name} — ${r.foundation_cards} card${r.foundation_cards === 1 ? "" : "s"}, ${r.moves} move${r.moves === 1 ? "" : "s"}` }))),
+        el("ol", { class: "lb" }, ...lb.rows.map((r) => el("li", { text: `${r.name} — ${plural(r.foundation_cards, "card")}, ${plural(r.moves, "move")}` }))),
         lb.rows.length ? null : el("p", { class: "muted", text: "Nobody has finished it yet today." }),
         el("p", {}, el("a", { href: "/leaderboards", "data-link": true, text: "All leaderboards" })));
     } catch (e) { daily.replaceChildren(el("p", { class: "muted", text: `${e}` })); }

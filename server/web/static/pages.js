@@ -1,38 +1,44 @@
 // The leaderboards page and the rules page (docs/rules.md, players' sections first).
 import { call } from "./api.js";
 import { el } from "./board.js";
+import { fmtClock } from "./race.js";
 import { VARIANTS } from "./variants.js";
 
-function clock(ms) {
-  if (ms === null || ms === undefined) return "–";
-  const s = Math.floor(ms / 1000);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
-
-const LB_COLUMNS = ["#", "Name", "Deal", "Cards", "Time", "Moves", "Status"];
+const BOARDS = [["daily", "Today's daily deal"], ["all-time", "All time"], ["rating", "Player ratings"]];
+const COLUMNS = { rating: ["#", "Player", "Rating", "Races", "Wins"], results: ["#", "Name", "Deal", "Cards", "Time", "Moves", "Status"] };
+const td = (...kids) => el("td", {}, ...kids.map((k) => (typeof k === "number" ? String(k) : k)));
 
 export function mountLeaderboards(main) {
-  const variant = el("select", { id: "lb-variant" });
-  for (const [id, n] of VARIANTS) variant.append(el("option", { value: id, text: n }));
-  const kind = el("select", { id: "lb-kind" }, el("option", { value: "daily", text: "Today's daily deal" }), el("option", { value: "all-time", text: "All time" }));
+  const select = (id, list) => el("select", { id, onchange: () => load() }, ...list.map(([v, text]) => el("option", { value: v, text })));
+  const variant = select("lb-variant", VARIANTS), kind = select("lb-kind", BOARDS);
   const table = el("table", { class: "standings", id: "leaderboard" });
   const note = el("p", { class: "muted" });
   const pick = (id, label, select) => el("div", { class: "field" }, el("label", { for: id, text: label }), select);
   main.replaceChildren(el("h1", { text: "Leaderboards" }),
     el("div", { class: "grid2 lb-pick" }, pick("lb-variant", "Variant", variant), pick("lb-kind", "Board", kind)), note, table);
+  let asked = 0;
   async function load() {
+    const n = ++asked; const board = kind.value; let rows = []; let text;
     try {
-      const lb = await call("GET", `/leaderboards/${variant.value}/${kind.value}?limit=50`);
-      note.textContent = lb.board === "daily" ? `Daily deal of ${lb.date} (UTC).` : "Best result per name and deal.";
-      const rows = lb.rows.map((r) => el("tr", {}, el("td", { text: String(r.rank) }), el("td", { text: r.name }),
-        el("td", { text: String(r.deal_number) }), el("td", { text: String(r.foundation_cards) }), el("td", { text: clock(r.reach_time_ms) }),
-        el("td", { text: String(r.moves) }), el("td", { text: r.status.replace("_", " ") })));
-      // no result: say so where the rows would be
-      if (!rows.length) rows.push(el("tr", { class: "no-rows" }, el("td", { colspan: String(LB_COLUMNS.length), class: "muted", text: "No result yet." })));
-      table.replaceChildren(el("thead", {}, el("tr", {}, ...LB_COLUMNS.map((h) => el("th", { scope: "col", text: h })))), el("tbody", {}, ...rows));
-    } catch (e) { note.textContent = `${e.code}: ${e.message}`; }
+      const lb = await call("GET", `/leaderboards/${variant.value}/${board}?limit=50`);
+      if (board === "rating") {
+        text = "Players' ratings: a cautious skill estimate (μ − 3σ) from rated races. Provisional: fewer than 10 rated races.";
+        rows = lb.entries.map((e) => el("tr", {}, td(e.rank), td(e.player.name),
+          td(e.rating.rating.toFixed(1).replace("-", "−"), e.rating.provisional ? el("span", { class: "tag", title: "fewer than 10 rated races", text: "provisional" }) : null),
+          td(e.races), td(e.wins)));
+      } else {
+        text = lb.board === "daily" ? `Daily deal of ${lb.date} (UTC).` : "Best result per name and deal.";
+        rows = lb.rows.map((r) => el("tr", {}, td(r.rank), td(r.name), td(r.deal_number), td(r.foundation_cards),
+          td(fmtClock(r.reach_time_ms)), td(r.moves), td(r.status.replace("_", " "))));
+      }
+    } catch (e) { text = `${e}`; }
+    if (n !== asked) return; // another board was picked meanwhile
+    note.textContent = text;
+    const cols = COLUMNS[board === "rating" ? "rating" : "results"];
+    // no result: say so where the rows would be
+    if (!rows.length) rows.push(el("tr", { class: "no-rows" }, el("td", { colspan: String(cols.length), class: "muted", text: "No result yet." })));
+    table.replaceChildren(el("thead", {}, el("tr", {}, ...cols.map((h) => el("th", { scope: "col", text: h })))), el("tbody", {}, ...rows));
   }
-  variant.addEventListener("change", load); kind.addEventListener("change", load);
   load();
 }
 

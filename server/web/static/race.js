@@ -2,19 +2,19 @@
 // countdown, board, opponents panel, end of race. Everything comes from the public API:
 // REST for the room, the game and the moves' fallbacks, the room socket for the rest.
 import { call, RoomSocket, store } from "./api.js";
-import { Board, el } from "./board.js";
+import { Board, botTag, el, plural } from "./board.js";
 import { mountEnd } from "./end.js";
 import { mountRematch } from "./rematch.js";
 import { banner, hooks, navigate } from "./nav.js";
 
 const FINAL = new Set(["won", "resigned", "left", "timed_out"]);
 
-function fmtClock(ms) {
+export function fmtClock(ms) {
   if (ms === null || ms === undefined) return "–:–";
   const s = Math.max(0, Math.floor(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
-export { fmtClock };
+
 
 /** Rank order of rules.md "Race ranking": cards, reach time (null = 0), moves, join order. */
 export function ranked(racers) {
@@ -60,7 +60,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   const s = {
     room: null, me: null, token: null, host: store.host(code), game: null, sock: null,
     inflight: null, moveNo: 0, clockAt: 0, countdownAt: 0, mode: null, stopped: false,
-    lastLegal: null, watchRacer: null, watchTimer: null,
+    watchRacer: null, watchTimer: null,
   };
   const saved = watch ? null : store.racer(code);
   if (saved) { s.me = saved.racer; s.token = saved.token; }
@@ -116,13 +116,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
 
   function joinForm() {
     const name = el("input", { id: "join-name", name: "name", required: true, maxlength: "24", autocomplete: "nickname", value: store.name() });
-    const form = el("form", { class: "card-panel join" },
-      el("h1", { text: `Join room ${code}` }),
-      el("p", { text: `${s.room.rules.name} · ${s.room.racers.length}/${s.room.capacity} racers · ${fmtClock(s.room.time_limit_ms)} time limit` }),
-      el("label", { for: "join-name", text: "Your name" }), name,
-      el("button", { type: "submit", class: "primary", text: "Join the race" }),
-      el("p", {}, el("a", { href: `/r/${code}/watch`, "data-link": true, text: "or just watch" })), msg);
-    form.addEventListener("submit", async (e) => {
+    const form = el("form", { class: "card-panel join", onsubmit: async (e) => {
       e.preventDefault();
       try {
         const j = await call("POST", `/rooms/${code}/racers`, { body: { name: name.value } });
@@ -131,7 +125,12 @@ export function mountRoom(main, code, { watch = false } = {}) {
         s.me = j.racer.id; s.token = j.token;
         main.replaceChildren(); load();
       } catch (err) { say(`${err}`, "error"); }
-    });
+    } },
+      el("h1", { text: `Join room ${code}` }),
+      el("p", { text: `${s.room.rules.name} · ${s.room.racers.length}/${s.room.capacity} racers · ${fmtClock(s.room.time_limit_ms)} time limit` }),
+      el("label", { for: "join-name", text: "Your name" }), name,
+      el("button", { type: "submit", class: "primary", text: "Join the race" }),
+      el("p", {}, el("a", { href: `/r/${code}/watch`, "data-link": true, text: "or just watch" })), msg);
     main.replaceChildren(form);
     name.focus();
   }
@@ -189,7 +188,8 @@ export function mountRoom(main, code, { watch = false } = {}) {
         const f = s.inflight;
         if (f && f.id === d.client_move_id) s.inflight = null;
         if (d.game) { s.game = d.game; drawGame(); }
-        say(`${d.code}: ${d.message}`, "error");
+        // the server's code and reason, but plain words for autoplay with nothing to play
+        say(/^autoplay: no top card/.test(d.message) ? "Nothing can go to a foundation now." : `${d.code}: ${d.message}`, "error");
         f?.resolve?.({ ok: false, code: d.code, message: d.message });
       },
       onError(d) { say(`${d.code}: ${d.message}`, "error"); },
@@ -219,7 +219,6 @@ export function mountRoom(main, code, { watch = false } = {}) {
   if (!watch) hooks.move = sendMove;
   hooks.dropSocket = () => s.sock?.drop();
 
-  // drawing
   function render() {
     const r = s.room;
     if (!r || s.stopped) return;
@@ -250,31 +249,23 @@ export function mountRoom(main, code, { watch = false } = {}) {
     const url = `${location.origin}/r/${s.room.code}`;
     const share = el("input", { readonly: true, value: url, "aria-label": "Shareable link", class: "share" });
     waitList = el("ul", { class: "racers" });
-    const actions = el("div", { class: "actions" });
-    if (s.me) {
-      readyBtn = el("button", { type: "button", id: "ready", class: "primary" });
-      readyBtn.addEventListener("click", () => {
-        const me = s.room.racers.find((x) => x.id === s.me);
-        s.sock.send({ t: "ready", d: { ready: !(me && me.ready) } });
-      });
-      actions.append(readyBtn);
-    }
-    if (s.host) {
-      startBtn = el("button", { type: "button", id: "start", text: "Start the race" });
-      startBtn.addEventListener("click", async () => {
-        try { await call("POST", `/rooms/${code}/start`, { token: s.host }); } catch (e) { say(`${e}`, "error"); }
-      });
-      actions.append(startBtn);
-    }
+    readyBtn = s.me ? el("button", { type: "button", id: "ready", class: "primary", onclick: () => {
+      const me = s.room.racers.find((x) => x.id === s.me);
+      s.sock.send({ t: "ready", d: { ready: !(me && me.ready) } });
+    } }) : null;
+    startBtn = s.host ? el("button", { type: "button", id: "start", text: "Start the race", onclick: async () => {
+      try { await call("POST", `/rooms/${code}/start`, { token: s.host }); } catch (e) { say(`${e}`, "error"); }
+    } }) : null;
+    const actions = el("div", { class: "actions" }, readyBtn, startBtn);
     stage.append(el("div", { class: "card-panel wait" },
       el("h2", { text: "Waiting for racers" }),
       el("p", {}, el("label", { text: "Share this link: " }), share),
       waitList, actions,
-      el("p", { class: "muted", text: s.room.quick ? "Quick race: it starts by itself when full or soon after a second racer; alone, computer racers join you." : s.host ? "You are the host: start when everyone is in (or when all are ready the countdown starts by itself)." : "The countdown starts when the host starts or when every racer is ready." })));
+      el("p", { class: "muted", text: s.room.quick ? "Quick race: it starts by itself (alone: with bots)." : s.host ? "You are the host: start when everyone is in (or when all are ready the countdown starts by itself)." : "The countdown starts when the host starts or when every racer is ready." })));
   }
   function updateWait() {
     waitList.replaceChildren(...s.room.racers.map((r) => el("li", { class: r.ready ? "ready" : "" },
-      el("span", { class: "name", text: r.name + (r.id === s.me ? " (you)" : "") }),
+      el("span", { class: "name" }, r.name + (r.id === s.me ? " (you)" : ""), botTag(r)),
       el("span", { class: "badge", text: r.ready ? "✓ ready" : "not ready" }))));
     if (!s.room.racers.length) waitList.append(el("li", { class: "muted", text: "No racer yet." }));
     if (readyBtn) {
@@ -289,40 +280,33 @@ export function mountRoom(main, code, { watch = false } = {}) {
     clockEl = el("span", { class: "clock", "aria-label": "race clock and time limit" });
     const boardBox = el("div", { class: "board-box" });
     panel = el("ol", { class: "opponents", "aria-label": "racers" });
-    if (s.me) {
-      board = new Board(boardBox, { onMove: sendMove });
-      toolbar = buildToolbar();
-      stage.append(el("div", { class: "race" },
-        el("div", { class: "play" }, el("div", { class: "status-row" }, clockEl, el("span", { class: "info", id: "info" })), boardBox, toolbar),
-        el("aside", { class: "side" }, el("h2", { text: "Racers" }), panel)));
-      drawGame();
-    } else {
-      const pick = el("select", { id: "watch-racer", "aria-label": "Board to watch" });
-      pick.append(el("option", { value: "", text: "— pick a racer's board —" }));
-      for (const r of s.room.racers) pick.append(el("option", { value: r.id, text: r.name }));
-      board = new Board(boardBox, { readOnly: true });
-      const note = el("p", { class: "muted" });
-      pick.addEventListener("change", () => { s.watchRacer = pick.value || null; pollWatch(note); });
-      stage.append(el("div", { class: "race" },
-        el("div", { class: "play" }, el("div", { class: "status-row" }, clockEl, pick), note, boardBox),
-        el("aside", { class: "side" }, el("h2", { text: "Racers" }), panel)));
-      s.watchTimer = setInterval(() => pollWatch(note), 3000);
-    }
+    // a racer: the info line and the toolbar; a spectator: the pick of a board, its note
+    const note = s.me ? null : el("p", { class: "muted" });
+    const head = s.me ? el("span", { class: "info", id: "info" })
+      : el("select", { id: "watch-racer", "aria-label": "Board to watch", onchange: () => { s.watchRacer = head.value || null; pollWatch(note); } },
+        el("option", { value: "", text: "— pick a racer's board —" }), ...s.room.racers.map((r) => el("option", { value: r.id, text: r.name })));
+    board = new Board(boardBox, s.me ? { onMove: sendMove } : { readOnly: true });
+    if (s.me) toolbar = buildToolbar();
+    else s.watchTimer = setInterval(() => pollWatch(note), 3000);
+    stage.append(el("div", { class: "race" },
+      el("div", { class: "play" }, el("div", { class: "status-row" }, clockEl, head), note, boardBox, toolbar),
+      el("aside", { class: "side" }, el("h2", { text: "Racers" }), panel)));
+    drawGame();
   }
   async function pollWatch(note) {
     if (!s.watchRacer || !board) return;
     try {
       const g = await call("GET", `/rooms/${code}/racers/${s.watchRacer}/game`);
-      board.set(g, s.room.rules);
+      board.set(g);
       note.textContent = g.delay_ms ? `This board is shown ${Math.round(g.delay_ms / 1000)} s behind the race (fair play).` : "";
     } catch (e) { note.textContent = `${e}`; }
   }
 
   function buildToolbar() {
     const input = el("input", { id: "move-input", "aria-label": "Type a move: 3f, 3 7, r, u, a", placeholder: "3f · 3 7 · r · u · a", autocomplete: "off", autocapitalize: "off", spellcheck: "false", enterkeyhint: "send" });
-    const form = el("form", { class: "moveform" }, input, el("button", { type: "submit", text: "Play" }));
-    form.addEventListener("submit", (e) => { e.preventDefault(); const t = input.value; input.value = ""; sendMove(t); });
-    const btn = (id, text, fn) => { const b = el("button", { type: "button", id, text }); b.addEventListener("click", fn); return b; };
+    const form = el("form", { class: "moveform", onsubmit: (e) => { e.preventDefault(); const t = input.value; input.value = ""; sendMove(t); } },
+      input, el("button", { type: "submit", text: "Play" }));
+    const btn = (id, text, onclick) => el("button", { type: "button", id, text, onclick });
     const bar = el("div", { class: "toolbar" },
       btn("redeal", "Redeal", () => sendMove("r")),
       btn("undo", "Undo", () => sendMove("u")),
@@ -340,20 +324,18 @@ export function mountRoom(main, code, { watch = false } = {}) {
     if (asked) { asked.querySelector("button:last-child").focus(); return; }  // one question at a time
     const box = el("div", { class: "confirm resign", role: "dialog", "aria-label": "Resign?" },
       el("span", { text: "Resign from the race? " }));
-    const yes = el("button", { type: "button", id: "resign-yes", class: "danger", text: "Resign" });
-    const no = el("button", { type: "button", text: "Keep racing" });
-    yes.addEventListener("click", () => { s.sock.send({ t: "resign" }); box.remove(); });
-    no.addEventListener("click", () => box.remove());
-    box.append(yes, no); toolbar.after(box); no.focus();
+    const no = el("button", { type: "button", text: "Keep racing", onclick: () => box.remove() });
+    box.append(el("button", { type: "button", id: "resign-yes", class: "danger", text: "Resign", onclick: () => { s.sock.send({ t: "resign" }); box.remove(); } }), no);
+    toolbar.after(box); no.focus();
   }
 
   function drawGame() {
     if (!board || !s.game) return;
-    board.set(s.game, s.room.rules);
+    board.set(s.game);
     const g = s.game;
     if (hooks.boardAt === undefined) requestAnimationFrame(() => { hooks.boardAt ??= performance.now(); });
     const info = document.getElementById("info");
-    if (info) info.textContent = `${g.position.foundation_cards}/${52 * s.room.rules.decks} on foundations · ${g.moves} move${g.moves === 1 ? "" : "s"} · ${g.redeals_left} redeal${g.redeals_left === 1 ? "" : "s"} left${g.merci_available ? " · merci available" : ""}`;
+    if (info) info.textContent = `${g.position.foundation_cards}/${52 * s.room.rules.decks} on foundations · ${plural(g.moves, "move")} · ${plural(g.redeals_left, "redeal")} left${g.merci_available ? " · merci available" : ""}`;
     if (toolbar) {
       const legal = new Set(g.legal_moves);
       toolbar.querySelector("#redeal").textContent = `Redeal (${g.redeals_left})`;
@@ -385,9 +367,9 @@ export function mountRoom(main, code, { watch = false } = {}) {
       fill.style.width = `${(100 * r.foundation_cards) / (52 * decks)}%`;
       return el("li", { class: `racer${r.id === s.me ? " me" : ""}${FINAL.has(r.status) ? " final" : ""}${justDone && before.size ? " done" : ""}`, "data-racer": r.id },
         el("span", { class: "rank", text: String(i + 1) }),
-        el("span", { class: "name", text: r.name + (r.id === s.me ? " (you)" : "") }),
+        el("span", { class: "name" }, r.name + (r.id === s.me ? " (you)" : ""), botTag(r)),
         el("span", { class: "bar", role: "img", "aria-label": `${r.foundation_cards} of ${52 * decks} cards` }, fill),
-        el("span", { class: "figures", text: `${r.foundation_cards} · ${r.moves} move${r.moves === 1 ? "" : "s"} · ${r.status.replace("_", " ")}` }));
+        el("span", { class: "figures", text: `${r.foundation_cards} · ${plural(r.moves, "move")} · ${r.status.replace("_", " ")}` }));
     }));
     if (still.matches) return;
     for (const li of panel.children) {

@@ -35,7 +35,7 @@ export function mountRematch(box, { code, room, me, token, watch, say, go }) {
       store.setRacer(next, { racer: seat.racer.id, token: seat.token, name: seat.racer.name });
       if (seat.host_token) store.setHost(next, seat.host_token);
       go(`/r/${next}`);
-    } catch (e) { button.disabled = false; say(`${e.code}: ${e.message}`, "error"); }
+    } catch (e) { button.disabled = false; say(`${e}`, "error"); }
   });
   let timer = null;
   async function linked(next, series) {
