@@ -220,13 +220,14 @@ def _h2h(args: argparse.Namespace) -> int:
                 if not n:
                     return
             rows = shared_rows(page["shared"], len(numbered) + 1)
-            if compact_width(SHARED_COLUMNS, rows) > console.width:
+            narrow = compact_width(SHARED_COLUMNS, rows) > console.width  # it would cut
+            if narrow:
                 rows = shared_rows(page["shared"], len(numbered) + 1, narrow=True)
             numbered.extend(compare_command(s["comparison"], args.server)
                             for s in page["shared"])
             print_table("Shared races, newest first" if len(rows) == len(numbered)
                         else "Older shared races",
-                        SHARED_COLUMNS, rows, compact=True)
+                        SHARED_COLUMNS, rows, compact=True, tight=narrow)
             say("Each race head to head:")
             for i, line in enumerate(numbered[-len(rows):], len(numbered) - len(rows) + 1):
                 console.print(f"  #{i}  {line}", markup=False, soft_wrap=True)  # one line

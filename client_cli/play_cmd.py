@@ -95,23 +95,21 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
     """Create or join the room the arguments ask for, then run the board.
 
     ``hosting``: this process started the (embedded) server the room lives
-    on; after the board closes, it keeps the server up until the race is
-    over for every other racer but the room's bots (Ctrl-C stops it sooner).
-    The standings are printed at the end of any race.
+    on; after the board closes, it keeps the server up until the race is over
+    for the racers but the room's bots (Ctrl-C stops it sooner). The
+    standings are printed at the end of any race.
 
-    ``--bots N`` in a room this creates are the server's (the room option
-    ``bots``): they race on when this racer quits, and race every race of a
-    series. In a room this joins (``--code``), and in a rematch room, the
-    server cannot seat its bots (it seats them in a new room only): this
-    process runs bots of the same names there (:func:`client_cli.bot.run_bot`),
-    which stop with it.
+    ``--bots N`` of a room this creates are the server's (room option ``bots``):
+    they race on when this racer quits, and race every race of a series. In a
+    room this joins (``--code``) or a rematch room, this process runs bots of
+    those names (:func:`client_cli.bot.run_bot`): they stop with it.
     """
     from .board.app import RaceApp  # Textual loads only for the board
     from .board.state import Seat
 
     bots: list[asyncio.Task[object]] = []  # this process's bots
     own_bots: frozenset[str] = frozenset()
-    think = _bot_think(args)
+    think = 1.0 if getattr(args, "bot_think", None) is None else args.bot_think  # ours
     async with LucieClient(url) as client:
         host_token = None
         code: str | None = getattr(args, "code", None)
@@ -202,11 +200,10 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
             fetch_failed = True
     code = app.room.code if app.room else seat.room
     exit_report(code, app.standings, fetched, fetch_failed, list(app.racers.values()))
-    if hosting and fetched is not None and not fetched.final:
-        racing = [r.name for r in fetched.standings if not r.final]
-        if racing:
-            print(f"The local server stops now: {', '.join(racing)} resign"
-                  f"{'s' if len(racing) == 1 else ''}.", flush=True)
+    racing = [r.name for r in fetched.standings if not r.final] if hosting and fetched else []
+    if racing:  # the room's bots, which stop with the server
+        print(f"The local server stops now: {', '.join(racing)} resign"
+              f"{'s' if len(racing) == 1 else ''}.", flush=True)
     return result or 0
 
 
@@ -217,12 +214,6 @@ async def _stop(bots: list[asyncio.Task[object]]) -> None:
     for task in bots:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
-
-
-def _bot_think(args: argparse.Namespace) -> float:
-    """The pause between the moves of this process's bots (``--bot-think``)."""
-    think: float | None = getattr(args, "bot_think", None)
-    return 1.0 if think is None else think
 
 
 async def _quiet_bot(url: str, room: str, name: str, think_s: float) -> object:
@@ -245,9 +236,7 @@ def _run(args: argparse.Namespace) -> int:
               "raise --capacity", file=sys.stderr)
         return 2
     embedded = getattr(args, "embedded", False)
-    think: float | None = getattr(args, "bot_think", None)
-    # the bots of a room lucie play creates are the server's: an embedded one
-    # runs them at --bot-think's pace
+    think: float | None = getattr(args, "bot_think", None)  # the embedded server's bots
     settings = {} if think is None else {"LUCIE_BOT_THINK_MS": str(round(think * 1000))}
     try:
         with ensure_server(url, allow_start=embedded, settings=settings) as hosting:

@@ -372,6 +372,13 @@ def _race(variant: str, deal: int, ranked: bool = True) -> dict[str, Any]:
             "points": 1, "ranked": ranked}
 
 
+def _shared(variant: str, deal: int) -> dict[str, Any]:
+    return {"race": "R1", "room_code": "ABCDEF", "variant": variant, "deal_number": deal,
+            "ended_at_ms": 1_700_000_000_000, "racer_a": "ra", "racer_b": "rb", "rank_a": 12,
+            "rank_b": 11, "foundation_cards_a": 30, "foundation_cards_b": 41,
+            "result": "loss", "comparison": "/api/v1/rooms/R1/compare/ra/rb"}
+
+
 @pytest.fixture
 def routes() -> Iterator[tuple[str, type[_Routes]]]:
     points = {"points": [{"rating": r} for r in (1.5, 3.0, 2.2, 4.1)]}
@@ -387,6 +394,11 @@ def routes() -> Iterator[tuple[str, type[_Routes]]]:
                                                    ranked=False),
             _race("super-flower-garden", 123456789)], "next": None}),
         "/api/v1/players": (201, {"player": PLAYER, "key": "lpk_secret"}),
+        f"/api/v1/players/{PLAYER['id']}/vs/bob": (200, {
+            "a": PLAYER, "b": {**PLAYER, "id": "pBob", "name": "Bob"}, "races": 2, "wins": 1,
+            "losses": 1, "ties": 0, "average_card_difference": 0.5, "next": None,
+            "shared": [_shared("three-shuffles-and-a-draw", 1_000_000_000),
+                       _shared("super-flower-garden", 982656912)]}),
     }})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -454,6 +466,20 @@ def test_history_fits_80_columns_and_names_the_player_as_stored(
     out = _ANSI.sub("", screen.getvalue())
     assert "…" not in out and "three-shuffles-and-a-draw" in out and "reached" in out
     assert "unranked" in out and "1:35" in out
+
+
+def test_h2h_fits_80_columns(routes: tuple[str, type[_Routes]], config: Path,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    url, _ = routes
+    save_key(url, PLAYER, "lpk_secret")
+    screen = _terminal(monkeypatch, 80)
+    assert main(["h2h", "bob", "--server", url]) == 0
+    out = _ANSI.sub("", screen.getvalue())
+    table = [x for x in out.splitlines() if " compare " not in x]  # commands: one line each
+    assert "…" not in out and all(cell_len(x) <= 80 for x in table), out
+    for whole in ("three-shuffles-draw", "super-flower-garden", "1000000000", "12 vs 11",
+                  "30 vs 41"):
+        assert whole in out, (whole, out)
 
 
 def test_short_variant_names() -> None:
