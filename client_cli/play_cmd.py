@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
 from .api import ApiError, JoinedRoom, LucieClient, StandingsView
-from .bot import bot_name, run_bot
+from .bot import run_bot
+from .bot_cmd import free_bot_names
 from .common import (
     Subparsers,
     add_server_arg,
@@ -135,7 +136,7 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
             room = await client.get_room(code)
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
             if not own_bots and args.bots:  # a room it joins: bots of this process
-                own_bots = frozenset(bot_name(i) for i in range(args.bots))
+                own_bots = frozenset(free_bot_names({r.name for r in room.racers}, args.bots))
                 bots = [asyncio.create_task(_quiet_bot(url, room.id, name, think))
                         for name in sorted(own_bots)]
     if host_token and getattr(args, "start_in", None) is not None:

@@ -3,7 +3,7 @@
 ``lucie me``, ``lucie history``, ``lucie h2h``, ``lucie forget-me`` and the
 rating board print every error code of the players routes in words
 (:func:`player_error_words`), and, as ``lucie play`` does, start the embedded
-server for the command when none answers at a local URL (players and races
+server for the command when nothing listens at a local URL (players and races
 live in the server's archive, a database on disk: what the command does
 stays); ``lucie play`` and ``lucie join`` race as the player stored for the
 server (:func:`stored_player`, :func:`join_as_player`).
@@ -85,7 +85,7 @@ def run_player_command(name: str, url: str, body: Callable[[], Awaitable[int]],
                        me: PlayerKey | None = None) -> int:
     """:func:`~client_cli.common.run_command` with the players' errors in words.
 
-    When ``url`` is on this machine and no server answers there, the embedded
+    When ``url`` is on this machine and nothing listens there, the embedded
     server runs for the command (as for ``lucie play``; said on stderr).
     """
     async def worded() -> int:

@@ -200,3 +200,32 @@ async def test_the_host_of_the_server_does_not_wait_for_the_rooms_bots(
         standings = await asyncio.wait_for(waiting, 10)
     bot = next(s for s in standings.standings if s.name == "bot-Ada")
     assert not standings.final and not bot.final  # the bot still races: not waited for
+
+
+def test_play_code_bots_take_names_the_room_does_not_have(
+        lucie_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``lucie play --code CODE --bots 1`` in a room with the server's bot-Ada: this
+    process's bot is bot-Bix (it was refused as a second bot-Ada, silently)."""
+    seen: list[list[str]] = []
+
+    async def wait_for_the_bot(self: RaceApp, *args: object, **kwargs: object) -> int:
+        async with LucieClient(self.seat.url) as client:
+            for _ in range(200):
+                names = [r.name for r in (await client.get_room(self.seat.room)).racers]
+                if len(names) == 3:
+                    break
+                await asyncio.sleep(0.05)
+        seen.append(names)
+        return 0
+
+    async def room_with_a_bot() -> str:
+        async with LucieClient(lucie_server) as client:
+            made = await client.create_room(deal=2, visibility="private", bots=1)
+            return made.room.code
+
+    code = asyncio.run(room_with_a_bot())
+    monkeypatch.setattr(RaceApp, "run_async", wait_for_the_bot)
+    monkeypatch.setenv("LUCIE_CONFIG_DIR", str(tmp_path))
+    assert main(["play", "--code", code, "--bots", "1", "--name", "ann", "--server",
+                 lucie_server]) == 0
+    assert seen == [["bot-Ada", "ann", "bot-Bix"]]
