@@ -14,15 +14,18 @@ from pathlib import Path
 from typing import TypeAlias
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .api import DEFAULT_SERVER, ApiError, server_url
 
-__all__ = ["Subparsers", "add_server_arg", "console", "detach_std_streams", "doc_help", "int_in",
-           "lucie_command",
-           "non_negative_float", "non_negative_int", "positive_float", "positive_int",
-           "print_table", "resolved_server", "room_link", "run_command"]
+__all__ = ["Subparsers", "add_server_arg", "chart_width", "compact_width", "console",
+           "detach_std_streams", "doc_help", "int_in", "lucie_command", "non_negative_float",
+           "non_negative_int", "positive_float", "positive_int", "print_chart", "print_table",
+           "resolved_server", "room_link", "run_command", "say", "server_commands",
+           "start_server_hint"]
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -46,7 +49,7 @@ def run_command(name: str, func: Callable[[], Awaitable[int]]) -> int:
     except ApiError as exc:
         print(f"lucie {name}: {exc.message}", file=sys.stderr)
         if exc.code == "client/unreachable":
-            print("  start one with `lucie-server`, or pass --server URL", file=sys.stderr)
+            print(f"  {start_server_hint()}, or pass --server URL", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -58,23 +61,57 @@ def run_command(name: str, func: Callable[[], Awaitable[int]]) -> int:
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], *,
-                compact: bool = False) -> None:
+                compact: bool = False, tight: bool = False) -> None:
     """Print a simple table (or ``title: none`` when there are no rows).
 
     ``compact``: lines under the header only, no outer padding — many
-    columns still fit 80 characters.
+    columns still fit 80 characters; ``tight`` (with ``compact``): one space
+    between columns, none at the edges.
     """
     if not rows:
         console.print(f"{title}: none")
         return
     table = (Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                   padding=(0, 1, 0, 0))
+                   padding=(0, 0 if tight else 1, 0, 0), show_edge=not tight)
              if compact else Table(title=title, title_justify="left"))
     for col in columns:
         table.add_column(col)
     for row in rows:
         table.add_row(*row)
     console.print(table)
+
+
+CHART_MARGIN = 2
+"""Columns a chart leaves free at the right of the terminal."""
+
+
+def chart_width(most: int = 100, least: int = 40) -> int:
+    """The width of a terminal chart (plotext): the console's width less
+    :data:`CHART_MARGIN`, from ``least`` to ``most`` columns."""
+    return max(least, min(console.width - CHART_MARGIN, most))
+
+
+def print_chart(chart: str) -> None:
+    """Print a chart as plotext built it, one line per chart row: its ANSI colours
+    become styles (as raw text their escape sequences would count as columns,
+    and the lines would wrap), and nothing is wrapped."""
+    console.print(Text.from_ansi(chart.rstrip("\n")), soft_wrap=True)
+
+
+def compact_width(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
+    """The columns :func:`print_table` needs for a ``compact`` table that cuts
+    nothing: each column as wide as its widest cell, with a space and a divider
+    between two columns and an edge on each side."""
+    widths = [max(cell_len(str(cell)) for cell in column) for column in zip(columns, *rows,
+                                                                           strict=True)]
+    return sum(widths) + 2 * len(widths)
+
+
+def say(text: str) -> None:
+    """Print a message as it is written (no markup). On a terminal, long lines are
+    wrapped between words; elsewhere (a pipe, a file) never, so that paths and
+    commands in it stay whole on their line."""
+    console.print(text, markup=False, highlight=False, soft_wrap=not console.is_terminal)
 
 
 def resolved_server(args: argparse.Namespace) -> str:
@@ -108,20 +145,52 @@ def room_link(url: str, code: str) -> str:
 def lucie_command() -> str:
     """How to type ``lucie`` in this shell: ``lucie`` when it is on ``PATH``, else the
     path of the running script (``.venv/bin/lucie`` from the repository)."""
-    found = shutil.which("lucie")
-    if found:
-        return "lucie"
-    candidates = [Path(sys.argv[0]) if sys.argv and sys.argv[0] else None,
-                  Path(sys.executable).with_name("lucie")]
+    found = _script_command("lucie", [Path(sys.argv[0]) if sys.argv and sys.argv[0] else None,
+                                      Path(sys.executable).with_name("lucie")])
+    return found or "lucie"
+
+
+def _script_command(name: str, candidates: Sequence[Path | None]) -> str | None:
+    """How to type the script ``name``: ``name`` when it is on ``PATH``, else the
+    first of ``candidates`` that is that script (relative to the working folder
+    when under it); ``None``: none is."""
+    if shutil.which(name):
+        return name
     for cand in candidates:
-        if cand is not None and cand.name == "lucie" and cand.is_file():
+        if cand is not None and cand.name == name and cand.is_file():
             path = cand.absolute()
             try:
                 rel = path.relative_to(Path.cwd())
             except ValueError:
                 return str(path)
             return str(rel) if os.sep in str(rel) else f".{os.sep}{rel}"
-    return "lucie"
+    return None
+
+
+def server_commands() -> list[str]:
+    """The commands that start a race server from here, as typed in this shell:
+    ``make server`` in the repository's folder (its Makefile), and the
+    ``lucie-server`` script by the path it has here (``.venv/bin/lucie-server``
+    when it is not on ``PATH``); empty when the script is not installed."""
+    script = _script_command("lucie-server", [Path(sys.executable).with_name("lucie-server")])
+    if script is None:
+        return []
+    try:
+        make = "\nserver:" in Path("Makefile").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        make = False
+    return (["make server"] if make else []) + [script]
+
+
+def start_server_hint() -> str:
+    """How to start a race server, in words that work in this shell
+    (:func:`server_commands`); without the server, the package to install."""
+    ways = server_commands()
+    if not ways:
+        return ("start a race server (install it: pip install 'belle-lucie-race[server]', "
+                "then run `lucie-server`)")
+    return "start a race server in another terminal with " + " or ".join(
+        f"`{w}`" for w in ways)
 
 
 def doc_help(doc: str | None) -> str:

@@ -22,8 +22,10 @@ from .api import ApiError, LucieClient
 from .common import (
     Subparsers,
     add_server_arg,
+    chart_width,
     console,
     doc_help,
+    print_chart,
     print_table,
     resolved_server,
     run_command,
@@ -175,9 +177,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.json:
             console.print_json(data=c)
             return 0
-        console.print(timeline_chart(c, width=min(console.width, 100),
-                                     color=console.is_terminal), markup=False,
-                      highlight=False)
+        print_chart(timeline_chart(c, width=chart_width(), color=console.is_terminal))
         print_table(f"Head to head · deal {c['deal_number']}", ["", "A", "B"],
                     comparison_rows(c))
         for line in _summary(c):

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,7 +29,7 @@ import httpx
 
 from .errors import ServerUnreachable
 
-__all__ = ["ensure_server", "is_local", "server_answers", "start_server"]
+__all__ = ["ensure_server", "is_local", "nothing_listens", "server_answers", "start_server"]
 
 _LOCAL = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -70,6 +70,12 @@ def server_answers(url: str, timeout: float = 1.0) -> bool:
     return resp.status_code < 500
 
 
+def nothing_listens(url: str) -> bool:
+    """Whether ``url`` is on this machine and nothing at all listens on its port
+    (a server that answers with errors still listens)."""
+    return is_local(url) and not _port_taken(*_host_port(url))
+
+
 def _port_taken(host: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
@@ -82,11 +88,12 @@ def _server_command() -> list[str]:
     return [exe] if exe else [sys.executable, "-c", "from server.app import main; main()"]
 
 
-def start_server(url: str, *, wait_s: float = 20.0,
-                 log_path: Path | None = None) -> subprocess.Popen[bytes]:
+def start_server(url: str, *, wait_s: float = 20.0, log_path: Path | None = None,
+                 settings: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start ``lucie-server`` for ``url`` and wait until it answers.
 
-    Its output goes to ``log_path`` (default: a file in the temp directory).
+    Its output goes to ``log_path`` (default: a file in the temp directory);
+    ``settings``: more of its environment (``LUCIE_BOT_THINK_MS``…).
 
     :raises ServerUnreachable: the server's packages are not installed (the
         message says ``pip install 'belle-lucie-race[server]'``), or it did not
@@ -104,6 +111,7 @@ def start_server(url: str, *, wait_s: float = 20.0,
     # (LUCIE_REDIS_URL beats REDIS_URL and the file: docs/settings.md)
     env = {k: v for k, v in os.environ.items()
            if k.upper() not in ("REDIS_URL", "LUCIE_REDIS_URL")}
+    env.update(settings or {})
     env.update(LUCIE_HOST=host, LUCIE_PORT=str(port), LUCIE_REDIS_URL="memory://")
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(_server_command(), stdout=log,
@@ -131,10 +139,12 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def ensure_server(url: str, *, allow_start: bool = True) -> Iterator[bool]:
+def ensure_server(url: str, *, allow_start: bool = True,
+                  settings: Mapping[str, str] | None = None) -> Iterator[bool]:
     """Make sure a server answers at ``url`` for the duration of the block.
 
-    Yields ``True`` when it started one (stopped when the block ends).
+    Yields ``True`` when it started one (stopped when the block ends), with
+    ``settings`` added to its environment.
 
     :raises ServerUnreachable: nothing answers and ``url`` is not local (or
         ``allow_start`` is false), or the port is taken by something else.
@@ -148,7 +158,7 @@ def ensure_server(url: str, *, allow_start: bool = True) -> Iterator[bool]:
     if _port_taken(host, port):
         raise ServerUnreachable(url, f"port {port} is taken by something that is not a race "
                                      "server")
-    proc = start_server(url)
+    proc = start_server(url, settings=settings)
     try:
         yield True
     finally:

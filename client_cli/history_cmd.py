@@ -24,29 +24,58 @@ from .board.model import fmt_clock
 from .common import (
     Subparsers,
     add_server_arg,
+    compact_width,
     console,
     doc_help,
     int_in,
     lucie_command,
     print_table,
     resolved_server,
+    say,
 )
 from .player_common import fmt_when, run_player_command
 from .player_key import PlayerKey, load_key
 
-__all__ = ["add_parser", "compare_command", "race_rows", "shared_rows"]
+__all__ = ["NARROW_RACE_COLUMNS", "RACE_COLUMNS", "SHARED_COLUMNS", "add_parser",
+           "compare_command", "race_rows", "shared_rows", "short_variant"]
 
 Page = dict[str, Any]
 
 
-def race_rows(races: list[dict[str, Any]]) -> list[tuple[str, ...]]:
-    """Table rows of a page of a player's races."""
+RACE_COLUMNS = ["ended", "room", "variant", "deal", "rank", "cards", "reached", "status",
+                "points"]
+NARROW_RACE_COLUMNS = [c for c in RACE_COLUMNS if c != "reached"]
+"""The columns of a narrow terminal's table (:func:`race_rows`, ``narrow``)."""
+SHARED_COLUMNS = ["#", "ended", "room", "variant", "deal", "result", "ranks", "cards"]
+
+_FILLERS = frozenset({"a", "and", "in", "of", "the", "with"})
+SHORT_VARIANT = 19
+"""The longest variant name a narrow table shows (``three-shuffles-draw``)."""
+
+
+def short_variant(variant: str, most: int = SHORT_VARIANT) -> str:
+    """``variant`` in at most ``most`` characters: without its filler words
+    (``three-shuffles-and-a-draw`` → ``three-shuffles-draw``), then cut."""
+    if len(variant) <= most:
+        return variant
+    words = [w for w in variant.split("-") if w not in _FILLERS] or [variant]
+    short = "-".join(words)
+    return short if len(short) <= most else short[:most - 1] + "…"
+
+
+def race_rows(races: list[dict[str, Any]], *, narrow: bool = False) -> list[tuple[str, ...]]:
+    """Table rows of a page of a player's races; ``narrow``: the columns of
+    :data:`NARROW_RACE_COLUMNS`, the variant shortened, unranked as ``-``."""
     rows: list[tuple[str, ...]] = []
     for r in races:
-        rows.append((fmt_when(r["ended_at_ms"], short=True), r["room_code"], r["variant"],
-                     str(r["deal_number"]), f"{r['rank']}/{r['racers']}",
-                     str(r["foundation_cards"]), fmt_clock(r["reach_time_ms"]), r["status"],
-                     str(r["points"]) if r["ranked"] else "unranked"))
+        row = [fmt_when(r["ended_at_ms"], short=True), r["room_code"],
+               short_variant(r["variant"]) if narrow else r["variant"],
+               str(r["deal_number"]), f"{r['rank']}/{r['racers']}",
+               str(r["foundation_cards"]), fmt_clock(r["reach_time_ms"]), r["status"],
+               str(r["points"]) if r["ranked"] else "-" if narrow else "unranked"]
+        if narrow:
+            del row[RACE_COLUMNS.index("reached")]
+        rows.append(tuple(row))
     return rows
 
 
@@ -60,9 +89,12 @@ def compare_command(path: str, server: str | None = None) -> str:
     return shlex.join(words)  # ids may start with "-": after "--", never options
 
 
-def shared_rows(shared: list[dict[str, Any]], first: int = 1) -> list[tuple[str, ...]]:
-    """Table rows of a page of shared races (numbered from ``first``)."""
-    return [(str(i), fmt_when(s["ended_at_ms"], short=True), s["room_code"], s["variant"],
+def shared_rows(shared: list[dict[str, Any]], first: int = 1, *,
+                narrow: bool = False) -> list[tuple[str, ...]]:
+    """Table rows of a page of shared races (numbered from ``first``);
+    ``narrow``: the variant shortened (:func:`short_variant`)."""
+    return [(str(i), fmt_when(s["ended_at_ms"], short=True), s["room_code"],
+             short_variant(s["variant"]) if narrow else s["variant"],
              str(s["deal_number"]), s["result"], f"{s['rank_a']} vs {s['rank_b']}",
              f"{s['foundation_cards_a']} vs {s['foundation_cards_b']}")
             for i, s in enumerate(shared, first)]
@@ -95,7 +127,7 @@ async def _paged(fetch: Callable[[str | None], Awaitable[Page]], show: Callable[
     show(page)
     while page["next"]:
         if not _interactive():
-            console.print(more_hint, markup=False)
+            say(more_hint)
             break
         if not _more():
             break
@@ -119,27 +151,40 @@ def _history(args: argparse.Namespace) -> int:
     except ApiError as exc:
         print(f"lucie history: {exc.message}", file=sys.stderr)
         return 1
-    shown = args.name or (me.name if me else who)
     limit = 100 if args.all else args.limit
 
     async def body() -> int:
         count = 0
+        shown = args.name or (me.name if me else who)  # until the server names the player
+
+        async def fetch(client: LucieClient, cursor: str | None) -> Page:
+            nonlocal shown
+            page: Page = await client.player_races(who, limit, cursor)
+            if cursor is None:  # the player's name as the server stores it
+                shown = (page["races"][0].get("name", shown) if page["races"]
+                         else (await client.player(who))["player"]["name"])
+            return page
 
         def show(page: Page) -> None:
             nonlocal count
             if not page["races"] and not count:
-                console.print(f"{shown} has no archived race on {url} yet (a race shows "
-                              "here about a second after it ends).", markup=False)
+                say(f"{shown} has no archived race on {url} yet (a race shows "
+                    "here about a second after it ends).")
                 return
             title = f"Races of {shown} on {url}, newest first" if not count else "Older races"
             count += len(page["races"])
-            print_table(title, ["ended", "room", "variant", "deal", "rank", "cards", "reached",
-                                "status", "points"], race_rows(page["races"]), compact=True)
+            rows = race_rows(page["races"])
+            narrow = compact_width(RACE_COLUMNS, rows) > console.width  # it would cut
+            if narrow:  # what matters least goes, one space apart: 80 columns
+                rows = race_rows(page["races"], narrow=True)
+            print_table(title, NARROW_RACE_COLUMNS if narrow else RACE_COLUMNS, rows,
+                        compact=True, tight=narrow)
+            if narrow and not all(r["ranked"] for r in page["races"]):
+                say("points -: an unranked race")
 
         async with LucieClient(url) as client:
-            await _paged(lambda cursor: client.player_races(who, limit, cursor), show,
-                         items="races", all_pages=args.all,
-                         more_hint=f"Older races: {lucie_command()} history"
+            await _paged(lambda cursor: fetch(client, cursor), show, items="races",
+                         all_pages=args.all, more_hint=f"Older races: {lucie_command()} history"
                          + (f" {shlex.quote(args.name)}" if args.name else "") + " --all")
         return 0
 
@@ -167,22 +212,23 @@ def _h2h(args: argparse.Namespace) -> int:
             if not numbered:
                 pa, pb = page["a"]["name"], page["b"]["name"]
                 n, diff = page["races"], page["average_card_difference"]
-                console.print(f"{pa} vs {pb} on {url}: {n} shared race{'s' if n != 1 else ''}"
-                              f" · {pa}: {_count(page['wins'], 'win')}, "
-                              f"{_count(page['losses'], 'loss')}, {_count(page['ties'], 'tie')}"
-                              + ("" if diff is None else
-                                 f" · average card difference {diff:+.1f} ({pa} − {pb})"),
-                              markup=False)
+                say(f"{pa} vs {pb} on {url}: {n} shared race{'s' if n != 1 else ''}"
+                    f" · {pa}: {_count(page['wins'], 'win')}, "
+                    f"{_count(page['losses'], 'loss')}, {_count(page['ties'], 'tie')}"
+                    + ("" if diff is None else
+                       f" · average card difference {diff:+.1f} ({pa} − {pb})"))
                 if not n:
                     return
             rows = shared_rows(page["shared"], len(numbered) + 1)
+            narrow = compact_width(SHARED_COLUMNS, rows) > console.width  # it would cut
+            if narrow:
+                rows = shared_rows(page["shared"], len(numbered) + 1, narrow=True)
             numbered.extend(compare_command(s["comparison"], args.server)
                             for s in page["shared"])
             print_table("Shared races, newest first" if len(rows) == len(numbered)
                         else "Older shared races",
-                        ["#", "ended", "room", "variant", "deal", "result", "ranks", "cards"],
-                        rows, compact=True)
-            console.print("Each race head to head:", markup=False)
+                        SHARED_COLUMNS, rows, compact=True, tight=narrow)
+            say("Each race head to head:")
             for i, line in enumerate(numbered[-len(rows):], len(numbered) - len(rows) + 1):
                 console.print(f"  #{i}  {line}", markup=False, soft_wrap=True)  # one line
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
 from .api import ApiError, JoinedRoom, LucieClient, StandingsView
-from .bot import bot_name, run_bot
+from .bot import run_bot
+from .bot_cmd import free_bot_names
 from .common import (
     Subparsers,
     add_server_arg,
@@ -25,6 +26,7 @@ from .common import (
     positive_int,
     resolved_server,
     room_link,
+    start_server_hint,
 )
 from .embedded import ensure_server
 from .play_report import exit_report, standings_of, wait_for_race_over
@@ -94,14 +96,21 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
     """Create or join the room the arguments ask for, then run the board.
 
     ``hosting``: this process started the (embedded) server the room lives
-    on; after the board closes, it keeps the server up until the race is
-    over for everyone (Ctrl-C stops it sooner). The standings are printed
-    at the end of any race.
+    on; after the board closes, it keeps the server up until the race is over
+    for the racers but the room's bots (Ctrl-C stops it sooner). The
+    standings are printed at the end of any race.
+
+    ``--bots N`` of a room this creates are the server's (room option ``bots``):
+    they race on when this racer quits, and race every race of a series. In a
+    room this joins (``--code``) or a rematch room, this process runs bots of
+    those names (:func:`client_cli.bot.run_bot`): they stop with it.
     """
     from .board.app import RaceApp  # Textual loads only for the board
     from .board.state import Seat
 
-    bots: list[asyncio.Task[object]] = []
+    bots: list[asyncio.Task[object]] = []  # this process's bots
+    own_bots: frozenset[str] = frozenset()
+    think = 1.0 if getattr(args, "bot_think", None) is None else args.bot_think  # ours
     async with LucieClient(url) as client:
         host_token = None
         code: str | None = getattr(args, "code", None)
@@ -120,8 +129,9 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                         time_limit_s=args.time_limit, countdown_s=args.countdown,
                         visibility="private" if args.private else "public",
                         redeals=args.redeals, merci=args.merci, undo=args.undo,
-                        series=args.series, series_break_s=args.series_break)
+                        series=args.series, series_break_s=args.series_break, bots=args.bots)
                     code, host_token = created.room.code, created.host_token
+                    own_bots = frozenset(r.name for r in created.room.racers)  # the server's
                     print(f"Room {code} (deal {created.room.deal_number}). "
                           f"A second player joins with:  {lucie_command()} join {code}  "
                           f"Browser: {room_link(url, code)}", flush=True)
@@ -130,10 +140,10 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
             assert code is not None
             room = await client.get_room(code)
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
-            for i in range(getattr(args, "bots", 0)):
-                bots.append(asyncio.create_task(_quiet_bot(url, room.id, bot_name(i),
-                                                           args.bot_think)))
-    own_bots = frozenset(bot_name(i) for i in range(getattr(args, "bots", 0)))
+            if not own_bots and args.bots:  # a room it joins: bots of this process
+                own_bots = frozenset(free_bot_names({r.name for r in room.racers}, args.bots))
+                bots = [asyncio.create_task(_quiet_bot(url, room.id, name, think))
+                        for name in sorted(own_bots)]
     if host_token and getattr(args, "start_in", None) is not None:
         bots.append(asyncio.create_task(_start_later(url, room.id, host_token, args.start_in)))
     while True:
@@ -149,7 +159,7 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
         if not series:  # the bots of a series go on by themselves (client_cli.bot)
             await _stop(bots)
             # this process's bots take seats too (by name: their old tokens were the bots')
-            bots = [asyncio.create_task(_quiet_bot(url, seat.room, name, args.bot_think))
+            bots = [asyncio.create_task(_quiet_bot(url, seat.room, name, think))
                     for name in sorted(own_bots)]
 
 
@@ -188,14 +198,18 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
     started = app.room is not None and app.room.state in ("countdown", "racing", "over")
     if not app.standings and started:  # no race_over seen: ask the server
         try:
-            if hosting:
-                fetched = await wait_for_race_over(url, seat.room)
+            if hosting:  # the room's bots stop with the server (they resign)
+                fetched = await wait_for_race_over(url, seat.room, ignore=app.own_bots)
             else:
                 fetched = await standings_of(url, seat.room)
         except ApiError:
             fetch_failed = True
     code = app.room.code if app.room else seat.room
     exit_report(code, app.standings, fetched, fetch_failed, list(app.racers.values()))
+    racing = [r.name for r in fetched.standings if not r.final] if hosting and fetched else []
+    if racing:  # the room's bots, which stop with the server
+        print(f"The local server stops now: {', '.join(racing)} resign"
+              f"{'s' if len(racing) == 1 else ''}.", flush=True)
     return result or 0
 
 
@@ -228,15 +242,21 @@ def _run(args: argparse.Namespace) -> int:
               "raise --capacity", file=sys.stderr)
         return 2
     embedded = getattr(args, "embedded", False)
+    think: float | None = getattr(args, "bot_think", None)  # the embedded server's bots
+    settings = {} if think is None else {"LUCIE_BOT_THINK_MS": str(round(think * 1000))}
     try:
-        with ensure_server(url, allow_start=embedded) as hosting:
+        with ensure_server(url, allow_start=embedded, settings=settings) as hosting:
+            if not hosting and think is not None and args.bots and args.code is None:
+                print(f"lucie play: the bots are {url}'s: they move at its pace "
+                      "(LUCIE_BOT_THINK_MS); --bot-think sets the pace of a server lucie "
+                      "play starts", file=sys.stderr)
             status = asyncio.run(race(args, url, hosting=hosting))
         anonymous_tip(args, url)
         return status
     except ApiError as exc:
         print(f"lucie {args.command}: {exc.message}", file=sys.stderr)
         if exc.code == "client/unreachable" and not embedded:
-            print("  start a server with `lucie-server`" + (
+            print(f"  {start_server_hint()}" + (
                 " (or drop --no-embedded)" if args.command == "play" else
                 " (or use `lucie play`, which starts one)"), file=sys.stderr)
         elif exc.code == "room/not_waiting" and getattr(args, "code", None):
@@ -281,9 +301,11 @@ def add_parser(sub: Subparsers) -> None:
     _common(p)
     p.add_argument("--code", help="join this room instead of creating one")
     p.add_argument("--bots", type=non_negative_int, default=0, metavar="N",
-                   help="computer racers to add (default 0)")
-    p.add_argument("--bot-think", type=non_negative_float, default=1.0, metavar="S",
-                   help="bots' mean pause between moves, seconds (default 1.0)")
+                   help="computer racers to add (default 0); the server runs them: they "
+                   "race on if you quit (with --code: this process runs them)")
+    p.add_argument("--bot-think", type=non_negative_float, default=None, metavar="S",
+                   help="bots' mean pause between moves, seconds (default 1.0; the server's "
+                   "bots: for a server lucie play starts)")
     p.add_argument("--variant", default=DEFAULT_VARIANT, choices=list(VARIANTS))
     p.add_argument("--deal", type=_deal, default="random",
                    help="deal number, 'random' (default) or 'daily'")

@@ -49,11 +49,15 @@ async def standings_of(url: str, room: str) -> StandingsView:
         return await client.standings(room)
 
 
-async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0) -> StandingsView:
-    """Wait until ``room``'s race is over (or the room closed); return the standings.
+async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0,
+                             ignore: frozenset[str] = frozenset()) -> StandingsView:
+    """Wait until ``room``'s race is over (or the room closed), or until only
+    racers named in ``ignore`` race on; return the standings.
 
     Says once, on stdout, who is still racing and that Ctrl-C stops the
     server now: the caller hosts the server the other racers depend on.
+    ``ignore``: the room's own bots, which stop with that server (the server's
+    bots resign when it stops; a process's bots when it stops them).
     """
     async with LucieClient(url) as client:
         announced = False
@@ -61,7 +65,10 @@ async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0) -> Sta
             info = await client.get_room(room)
             if info.state not in ("countdown", "racing"):
                 break
-            still = [r.name for r in info.racers if r.status not in FINAL_STATUSES]
+            racing = [r.name for r in info.racers if r.status not in FINAL_STATUSES]
+            still = [name for name in racing if name not in ignore]
+            if racing and not still:  # only the room's bots race on
+                break
             if still and not announced:
                 announced = True
                 n = len(still)

@@ -25,11 +25,14 @@ from .api import ApiError, LucieClient
 from .common import (
     Subparsers,
     add_server_arg,
+    chart_width,
     console,
     doc_help,
     lucie_command,
+    print_chart,
     print_table,
     resolved_server,
+    say,
 )
 from .compare_cmd import fmt_time
 from .player_common import (
@@ -120,12 +123,12 @@ def _create(args: argparse.Namespace, url: str) -> int:
                   f"({exc}). Keep it safe, it is not shown again:\n{made['key']}",
                   file=sys.stderr)
             return 1
-        console.print(f"Created player {player['name']} on {url}.", markup=False)
-        console.print(f"Your key is in {path} (readable by you only): `{lucie_command()} "
-                      f"play` and `{lucie_command()} join` race as {player['name']} from now "
-                      "on (--anonymous races without it).", markup=False)
-        console.print("Anyone with the key can race as you: keep the file private. "
-                      f"`{lucie_command()} forget-me` deletes the player.", markup=False)
+        say(f"Created player {player['name']} on {url}.")
+        say(f"Your key is in {path} (readable by you only): `{lucie_command()} "
+            f"play` and `{lucie_command()} join` race as {player['name']} from now "
+            "on (--anonymous races without it).")
+        say("Anyone with the key can race as you: keep the file private. "
+            f"`{lucie_command()} forget-me` deletes the player.")
         return 0
 
     return run_player_command("me", url, body)
@@ -153,24 +156,22 @@ def _me(args: argparse.Namespace) -> int:
                                    if v["variant"] == args.variant]
         p = profile["player"]
         n = profile["races"]
-        console.print(f"{p['name']} on {url} · player since {fmt_when(p['created_at_ms'])} · "
-                      f"{n} archived race{'s' if n != 1 else ''}", markup=False)
+        say(f"{p['name']} on {url} · player since {fmt_when(p['created_at_ms'])} · "
+            f"{n} archived race{'s' if n != 1 else ''}")
         if not profile["variants"]:
-            console.print(f"No ranked race yet: race with `{lucie_command()} play` or "
-                          f"`{lucie_command()} join CODE` (as {p['name']}).", markup=False)
+            say(f"No ranked race yet: race with `{lucie_command()} play` or "
+                f"`{lucie_command()} join CODE` (as {p['name']}).")
             return 0
         print_table("Ratings and figures", ["", *(v["variant"] for v in profile["variants"])],
                     profile_rows(profile))
         histories = [(v, pts) for v, pts in histories if pts]
         if histories:
-            console.print(rating_chart(histories, width=min(console.width, 100),
-                                       color=console.is_terminal), markup=False,
-                          highlight=False)
+            print_chart(rating_chart(histories, width=chart_width(),
+                                     color=console.is_terminal))
         else:
-            console.print("No rated race yet: a rating moves after each ranked race with two "
-                          "or more players.", markup=False)
-        console.print(f"{PROVISIONAL_NOTE}. Your races: {lucie_command()} history",
-                      markup=False)
+            say("No rated race yet: a rating moves after each ranked race with two "
+                "or more players.")
+        say(f"{PROVISIONAL_NOTE}. Your races: {lucie_command()} history")
         return 0
 
     return run_player_command("me", url, body, me)
@@ -210,12 +211,12 @@ def _forget(args: argparse.Namespace) -> int:
                 if exc.code != "player/not_found":
                     raise
                 remove_key(url)
-                console.print(f"{url} had no player {me.name} any more; removed the stale key "
-                              f"file {me.path}.", markup=False)
+                say(f"{url} had no player {me.name} any more; removed the stale key "
+                    f"file {me.path}.")
                 return 0
         remove_key(url)
-        console.print(f"Forgot player {me.name} on {url}, and removed the key file {me.path}. "
-                      "You race anonymously now.", markup=False)
+        say(f"Forgot player {me.name} on {url}, and removed the key file {me.path}. "
+            "You race anonymously now.")
         return 0
 
     return run_player_command("forget-me", url, body, me)

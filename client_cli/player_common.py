@@ -2,8 +2,11 @@
 
 ``lucie me``, ``lucie history``, ``lucie h2h``, ``lucie forget-me`` and the
 rating board print every error code of the players routes in words
-(:func:`player_error_words`); ``lucie play`` and ``lucie join`` race as the
-player stored for the server (:func:`stored_player`, :func:`join_as_player`).
+(:func:`player_error_words`), and, as ``lucie play`` does, start the embedded
+server for the command when nothing listens at a local URL (players and races
+live in the server's archive, a database on disk: what the command does
+stays); ``lucie play`` and ``lucie join`` race as the player stored for the
+server (:func:`stored_player`, :func:`join_as_player`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from datetime import datetime
 from typing import Any
 
 from .api import ApiError, JoinedRoom, LucieClient
-from .common import lucie_command, run_command
+from .common import lucie_command, run_command, server_commands, start_server_hint
+from .embedded import ensure_server, nothing_listens
 from .player_key import PlayerKey, load_key
 
 __all__ = ["PROVISIONAL_NOTE", "Worded", "anonymous_tip", "fmt_rating", "fmt_when",
@@ -42,7 +46,8 @@ def player_error_words(exc: ApiError, url: str, me: PlayerKey | None = None) -> 
             return (f"{url} no longer knows your player {me.name} (it was forgotten, or the "
                     f"server's database is new): `{lucie_command()} forget-me` removes the "
                     f"stale key, `{lucie_command()} me --create NAME` makes a new player")
-        return f"no player {who!r} on {url}" if who else f"no such player on {url}"
+        return ((f"no player {who!r} on {url}" if who else f"no such player on {url}")
+                + NOT_PLAYERS)
     if code == "player/name_taken":
         name = details.get("name")
         return (f"the player name {name!r} is taken on {url}; pick another" if name
@@ -70,9 +75,19 @@ def player_error_words(exc: ApiError, url: str, me: PlayerKey | None = None) -> 
     return exc.message
 
 
+NOT_PLAYERS = (": only players have a history, ratings and head-to-head records; computer "
+               "racers (bot-Ada, …) and racers who race without a player (anonymously) are "
+               "not players")
+"""Said after "no player NAME": who is not a player."""
+
+
 def run_player_command(name: str, url: str, body: Callable[[], Awaitable[int]],
                        me: PlayerKey | None = None) -> int:
-    """:func:`~client_cli.common.run_command` with the players' errors in words."""
+    """:func:`~client_cli.common.run_command` with the players' errors in words.
+
+    When ``url`` is on this machine and nothing listens there, the embedded
+    server runs for the command (as for ``lucie play``; said on stderr).
+    """
     async def worded() -> int:
         try:
             return await body()
@@ -82,7 +97,19 @@ def run_player_command(name: str, url: str, body: Callable[[], Awaitable[int]],
             raise Worded(exc.code, player_error_words(exc, url, me), status=exc.status,
                          details=exc.details) from None
 
-    return run_command(name, worded)
+    if not nothing_listens(url):  # a server of another machine, or one that listens here
+        return run_command(name, worded)
+    try:
+        with ensure_server(url) as started:
+            if started:
+                keep = " or ".join(f"`{w}`" for w in server_commands()) or "`lucie-server`"
+                print(f"lucie {name}: no race server answered at {url}: started one for this "
+                      f"command ({keep} in another terminal keeps one up)", file=sys.stderr)
+            return run_command(name, worded)
+    except ApiError as exc:  # ServerUnreachable: it could not start one
+        print(f"lucie {name}: {exc.message}", file=sys.stderr)
+        print(f"  {start_server_hint()}, or pass --server URL", file=sys.stderr)
+        return 1
 
 
 def stored_player(args: argparse.Namespace, url: str) -> PlayerKey | None:
@@ -119,6 +146,10 @@ async def join_as_player(client: LucieClient, room: str, player: PlayerKey,
             with contextlib.suppress(ApiError):
                 await client.close(room, host_token)
         if exc.code == "racer/name_taken":
+            if await _seated(client, room, player):
+                raise Worded(exc.code, f"you (player {player.name}) already have a seat in "
+                             "this room: race from the board that took it (another terminal?)",
+                             status=exc.status) from None
             raise Worded(exc.code, f"another racer in this room is called {player.name}, "
                          "your player's name; join with --anonymous --name OTHER to race "
                          "anonymously", status=exc.status) from None
@@ -130,6 +161,15 @@ async def join_as_player(client: LucieClient, room: str, player: PlayerKey,
             raise Worded(exc.code, player_error_words(exc, client.url),
                          status=exc.status) from None
         raise
+
+
+async def _seated(client: LucieClient, room: str, player: PlayerKey) -> bool:
+    """Whether ``player`` has a racer in ``room`` already (one seat per player)."""
+    try:
+        view = await client.get_room(room)
+    except ApiError:
+        return False
+    return any(r.player == player.player_id for r in view.racers)
 
 
 def anonymous_tip(args: argparse.Namespace, url: str) -> None:

@@ -116,16 +116,28 @@ class LucieClient:
         undo: bool | None = None,
         series: int | None = None,
         series_break_s: int | None = None,
+        bots: int = 0,
+        hints: bool = False,
+        winnable_only: bool = False,
     ) -> CreatedRoom:
         """Create a room; ``deal`` is a deal number, ``"random"`` or ``"daily"``;
         ``series``: the first room of a series of that many races (2–9), the next
-        one starting ``series_break_s`` after each race (docs/protocol.md, "Series")."""
+        one starting ``series_break_s`` after each race (docs/protocol.md, "Series").
+
+        ``bots``: computer racers the server seats at once and runs itself (they
+        race on whoever leaves, and race every race of a series; docs/protocol.md,
+        "Computer racers"; fewer than ``capacity``); ``hints``: racers may ask for
+        hints (an unranked practice room); ``winnable_only``: a deal the solver
+        proves winnable with the room's redeals."""
         body: dict[str, Any] = {"variant": variant, "deal": deal, "capacity": capacity,
                                 "time_limit_s": time_limit_s, "visibility": visibility,
                                 "countdown_s": countdown_s}
         for key, value in (("redeals", redeals), ("merci", merci), ("undo", undo)):
             if value is not None:
                 body[key] = value
+        for key, flag in (("bots", bots), ("hints", hints), ("winnable_only", winnable_only)):
+            if flag:  # sent only when asked: an older server refuses fields it does not know
+                body[key] = flag
         if series is not None:
             body["series"] = {"races": series} if series_break_s is None else {
                 "races": series, "break_s": series_break_s}
@@ -167,20 +179,12 @@ class LucieClient:
 
     async def quick(self, variant: str = "belle-lucie", name: str | None = None, *,
                     player_key: str | None = None) -> QuickJoined:
-        """Quick race: a seat in the public lobby of ``variant`` that starts soonest
-        (or a new one) → the lobby, the racer and its secret token. With
-        ``player_key`` the racer races as that player (in their rating band);
-        otherwise ``name`` is needed.
-
-        :raises ApiError: ``request/invalid`` (an unknown variant, a bad name),
-            ``racer/name_taken`` (the player waits in that lobby already),
-            ``player/invalid_key``.
-        """
-        body: dict[str, Any] = {"variant": variant}
-        if name is not None:
-            body["name"] = name
-        return parse(QuickJoined, await self._call("POST", "/quick", token=player_key,
-                                                   json=body))
+        """Quick race: a seat in the lobby of ``variant`` that starts soonest → the
+        lobby, the racer, its token; as the player of ``player_key`` (their rating
+        band), else ``name`` is needed. :raises ApiError: ``request/invalid``,
+        ``racer/name_taken`` (the player waits there already), ``player/invalid_key``."""
+        body = {"variant": variant, **({} if name is None else {"name": name})}
+        return parse(QuickJoined, await self._call("POST", "/quick", token=player_key, json=body))
 
     async def leave(self, room: str, racer: str, token: str) -> None:
         """Leave the room (a racer) or remove a racer (the host's token)."""

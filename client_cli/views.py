@@ -89,6 +89,8 @@ class RacerView(_View):
     reach_time_ms: int | None = None
     finished_ms: int | None = None
     final: bool = False
+    player: str | None = None
+    """The player id the racer races as (``None``: anonymous, or a computer racer)."""
 
 
 class RoomLink(_View):
@@ -132,6 +134,10 @@ class RoomView(_View):
     race_clock_ms: int | None = None
     racers: list[RacerView] = Field(default_factory=list)
     seq: int = 0
+    hints: bool = False
+    """Racers may ask for hints (a practice room: unranked)."""
+    winnable_only: bool = False
+    """The solver proved the deal winnable with the room's redeals."""
     rematch: RoomLink | None = None
     """The next room (a rematch, or the series' next race), once made."""
     rematch_of: RoomLink | None = None

@@ -82,7 +82,9 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         self.hosts_server = hosts_server
         """This process runs the embedded server the room lives on."""
         self.own_bots = own_bots
-        """Names of the bots this process runs (they stop with the board)."""
+        """Names of the room's bots this command brought (the server's, or this
+        process's): with an embedded server they stop with it, so quitting does not
+        wait for them."""
         self.client = LucieClient(seat.url)
         self.conn = RoomConnection(seat.url, seat.room, seat.token,
                                    give_up_after=reconnect_give_up_s)

@@ -172,7 +172,7 @@ class Controls:
         self._ask_quit()
 
     def _others_racing(self: Board) -> int:
-        """Other racers (not this board's own bots) whose race is not over yet."""
+        """Other racers (not the bots this command brought) whose race is not over yet."""
         return sum(1 for r in self.racers.values()
                    if r.id != self.seat.racer and r.name not in self.own_bots
                    and r.status not in FINAL_STATUSES)

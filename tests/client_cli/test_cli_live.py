@@ -10,11 +10,13 @@ import asyncio
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from client_cli import play_cmd
-from client_cli.api import ApiError, GameView, LucieClient
+from client_cli.api import ApiError, GameView, LucieClient, RacerView
+from client_cli.board.app import RaceApp
 from client_cli.bot import run_bot
 from client_cli.cli import main
 from client_cli.play_cmd import join_room, wait_for_race_over
@@ -132,3 +134,98 @@ async def test_a_bot_reports_the_status_the_server_recorded(lucie_server: str) -
     # deal 4 it wins now and then (this test failed then when it expected
     # "resigned" only)
     assert result.status == recorded and recorded in ("won", "resigned")
+
+
+def test_play_bots_are_the_servers_and_race_on_when_the_player_quits(
+        lucie_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The trial: ``lucie play --bots N`` (``make run``) ran its bots in the
+    client, so they resigned when its terminal closed, while the browser's race
+    on. Now they are the server's (the room option ``bots``): the player starts
+    the race and quits (resigns), the client exits, and the bots race on."""
+    boards: list[RaceApp] = []
+
+    async def start_then_quit(self: RaceApp, *args: object, **kwargs: object) -> int:
+        boards.append(self)
+        seat = self.seat
+        assert seat.host_token and seat.racer and seat.token
+        async with LucieClient(seat.url) as client:
+            await client.start(seat.room, seat.host_token)
+            for _ in range(300):
+                if (await client.get_room(seat.room)).state == "racing":
+                    break
+                await asyncio.sleep(0.02)
+            await client.resign(seat.room, seat.racer, seat.token)
+        return 0
+
+    monkeypatch.setattr(RaceApp, "run_async", start_then_quit)
+    monkeypatch.setenv("LUCIE_CONFIG_DIR", str(tmp_path))  # no player: anonymous
+    assert main(["play", "--bots", "2", "--countdown", "0", "--deal", "2", "--name", "ann",
+                 "--no-embedded", "--server", lucie_server]) == 0
+    (board,) = boards
+    assert board.own_bots == {"bot-Ada", "bot-Bix"}
+
+    async def bots_racing() -> list[RacerView]:
+        async with LucieClient(lucie_server) as client:
+            for _ in range(200):  # the server's bots move about once a second
+                room = await client.get_room(board.seat.room)
+                bots = [r for r in room.racers if r.name in board.own_bots]
+                if len(bots) == 2 and all(r.moves for r in bots):
+                    return room.racers
+                await asyncio.sleep(0.05)
+        raise AssertionError(f"the bots do not race: {room.racers}")
+
+    racers = asyncio.run(bots_racing())
+    assert [r.name for r in racers] == ["bot-Ada", "bot-Bix", "ann"]
+    assert racers[2].status == "resigned"
+    assert all(r.status == "playing" or r.final for r in racers[:2])
+
+
+async def test_the_host_of_the_server_does_not_wait_for_the_rooms_bots(
+        lucie_server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """An embedded server stops with ``lucie play``, and its bots with it (they
+    resign): the host waits for the other people's race only."""
+    async with LucieClient(lucie_server) as client:
+        created = await client.create_room(deal=2, countdown_s=0, visibility="private", bots=1)
+        room, host = created.room.id, created.host_token
+        ann = await client.join(room, "ann")
+        bob = await client.join(room, "bob")
+        await client.start(room, host)
+        await client.resign(room, ann.racer.id, ann.token)
+        waiting = asyncio.create_task(wait_for_race_over(
+            lucie_server, room, poll_s=0.05, ignore=frozenset({"bot-Ada"})))
+        await asyncio.sleep(0.5)
+        assert not waiting.done()
+        assert "for the 1 racer still racing (bob)" in capsys.readouterr().out
+        await client.resign(room, bob.racer.id, bob.token)
+        standings = await asyncio.wait_for(waiting, 10)
+    bot = next(s for s in standings.standings if s.name == "bot-Ada")
+    assert not standings.final and not bot.final  # the bot still races: not waited for
+
+
+def test_play_code_bots_take_names_the_room_does_not_have(
+        lucie_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``lucie play --code CODE --bots 1`` in a room with the server's bot-Ada: this
+    process's bot is bot-Bix (it was refused as a second bot-Ada, silently)."""
+    seen: list[list[str]] = []
+
+    async def wait_for_the_bot(self: RaceApp, *args: object, **kwargs: object) -> int:
+        async with LucieClient(self.seat.url) as client:
+            for _ in range(200):
+                names = [r.name for r in (await client.get_room(self.seat.room)).racers]
+                if len(names) == 3:
+                    break
+                await asyncio.sleep(0.05)
+        seen.append(names)
+        return 0
+
+    async def room_with_a_bot() -> str:
+        async with LucieClient(lucie_server) as client:
+            made = await client.create_room(deal=2, visibility="private", bots=1)
+            return made.room.code
+
+    code = asyncio.run(room_with_a_bot())
+    monkeypatch.setattr(RaceApp, "run_async", wait_for_the_bot)
+    monkeypatch.setenv("LUCIE_CONFIG_DIR", str(tmp_path))
+    assert main(["play", "--code", code, "--bots", "1", "--name", "ann", "--server",
+                 lucie_server]) == 0
+    assert seen == [["bot-Ada", "ann", "bot-Bix"]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -14,6 +15,8 @@ from client_cli.api import RacerView, StandingsView, StandingView
 from client_cli.cli import build_parser, main
 from client_cli.common import lucie_command
 from client_cli.play_cmd import exit_report
+from server.rules import DEFAULT_VARIANT, VARIANTS
+from tests.conftest import REPO
 
 SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot", "deal", "solve",
                "compare", "leaderboard", "daily", "ghost", "me", "history", "h2h", "forget-me"]
@@ -169,3 +172,37 @@ def test_play_without_the_server_packages_says_which_extra_to_install() -> None:
     assert "Traceback" not in proc.stderr + proc.stdout
     with socket.socket() as s:  # and nothing was started on the port
         assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_no_server_says_how_to_start_one_from_here(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trial: "start one with `lucie-server`", which is not on PATH in a
+    checkout. The hint names what works here: `make server` (the repository's
+    Makefile) and the script by its path."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("PATH", "/nonexistent")  # a shell without the virtualenv's bin
+    script = Path(sys.executable).with_name("lucie-server")
+    for argv in (["rooms"], ["results", "ABCD"], ["join", "ABCD"], ["play", "--no-embedded"]):
+        assert main([*argv, "--server", url]) == 1
+        err = capsys.readouterr().err
+        assert "start a race server in another terminal with `make server`" in err, err
+        assert "`lucie-server`" not in err, err
+        if script.is_file():
+            assert re.search(r"`[^`\s]*/lucie-server`", err), err
+
+
+def test_the_quick_start_says_which_games_have_the_merci() -> None:
+    """The trial: the README's quick start lists ``m 5H f`` (merci), which the
+    default game refuses ("this game has no merci")."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    if "m 5H f" not in quick:
+        return
+    assert not VARIANTS[DEFAULT_VARIANT].merci
+    with_merci = [name for name, rules in VARIANTS.items() if rules.merci]
+    assert with_merci and "--merci" in quick
+    assert all(f"`{name}`" in quick for name in with_merci), with_merci

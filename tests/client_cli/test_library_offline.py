@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import socket
 
+import httpx
 import pytest
 
 from client_cli.api import (
@@ -90,3 +92,23 @@ async def test_move_on_a_closed_connection_fails_cleanly() -> None:
     with pytest.raises(ApiError) as info:
         await conn.move("1f", 0, timeout=0.2)
     assert info.value.code == "client/timeout"
+
+
+async def test_create_room_sends_the_room_options_asked_for() -> None:
+    """``bots`` (run by the server), ``hints`` and ``winnable_only`` of POST /rooms;
+    left out when not asked for (an older server refuses fields it does not know)."""
+    sent: list[dict[str, object]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(201, json={"room": {"id": "r1", "code": "ABCD", "hints": True,
+                                                  "winnable_only": True},
+                                         "host_token": "h"})
+
+    async with LucieClient("http://h:1", transport=httpx.MockTransport(answer)) as client:
+        made = await client.create_room(bots=3, hints=True, winnable_only=True)
+        await client.create_room()
+    assert {k: sent[0][k] for k in ("bots", "hints", "winnable_only")} == {
+        "bots": 3, "hints": True, "winnable_only": True}
+    assert not {"bots", "hints", "winnable_only"} & set(sent[1])
+    assert made.room.hints and made.room.winnable_only

@@ -10,6 +10,7 @@ real ``lucie join`` code joined with, and the test races that seat over REST.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shlex
 import stat
@@ -24,8 +25,10 @@ from client_cli.api import ApiError, LucieClient
 from client_cli.board.app import RaceApp
 from client_cli.board.state import Seat
 from client_cli.cli import main
+from client_cli.embedded import server_answers
 from client_cli.player_key import key_path, load_key
 from server.records.players import KEY_PREFIX
+from tests.conftest import free_port
 
 
 class Users:
@@ -122,8 +125,14 @@ def test_race_as_players_then_history_h2h_me_and_the_rating_board(
     assert rc == 0 and f"racing as your player {bob}" in err
     assert users.lucie("ada", "join", code, "--anonymous", "--name", "carol")[0] == 0
     rc, _, err = users.lucie("ada", "join", code)  # a second terminal, same player
+    assert rc == 1 and f"you (player {ada}) already have a seat in this room" in flat(err)
+    assert len(seats) == 3  # (the trial: "racer/name_taken: 'Ada' is taken in this room")
+    other, _ = asyncio.run(_room(users.url))  # an anonymous racer took the player's name
+    assert users.lucie("nobody", "join", other, "--name", ada.upper())[0] == 0
+    rc, _, err = users.lucie("ada", "join", other)
     assert rc == 1 and f"another racer in this room is called {ada}" in err
-    assert "--anonymous --name OTHER" in err and len(seats) == 3
+    assert "--anonymous --name OTHER" in err and len(seats) == 4
+    seats.pop()
     names = asyncio.run(_race(users.url, code, host, seats))
     assert names == [ada, bob, "carol"]  # a player races under its name; --anonymous not
 
@@ -137,12 +146,15 @@ def test_race_as_players_then_history_h2h_me_and_the_rating_board(
     assert f"Races of {ada}" in out
     row = next(line for line in out.splitlines() if code in line)
     assert "1/3" in row and "resigned" in row and "belle-lucie" in row
-    rc, out, _ = users.lucie("nobody", "history", bob)  # anyone's history, by name
+    rc, out, _ = users.lucie("nobody", "history", bob.upper())  # anyone's, by name
     assert rc == 0 and code in out and "2/3" in next(x for x in out.splitlines() if code in x)
+    assert f"Races of {bob} on" in out  # as the server stores the name (not as typed)
     rc, _, err = users.lucie("nobody", "history")
     assert rc == 1 and "give a player NAME" in err
     rc, _, err = users.lucie("nobody", "history", "no-such-player-x")
     assert rc == 1 and "no player 'no-such-player-x'" in err
+    rc, _, err = users.lucie("ada", "h2h", "bot-Ada")  # a computer racer is not a player
+    assert rc == 1 and "no player 'bot-Ada'" in err and "are not players" in flat(err)
 
     rc, out, _ = users.lucie("ada", "h2h", bob)  # you against bob
     assert rc == 0, out
@@ -255,3 +267,26 @@ def test_a_key_the_server_forgot_is_said_plainly_and_forget_me_clears_it(
     assert rc == 0 and "stale key" in flat(out) and not users.key_file("eve").exists()
     rc, _, _ = users.lucie("eve", "join", code, "--name", "eve-anon")  # anonymous now
     assert rc == 0 and len(seats) == 1
+
+
+def test_player_commands_start_a_local_server_when_none_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: ``make run`` (whose server stops with it), then ``lucie me
+    --create Ada``: "no race server answers". As ``lucie play`` does, a player
+    command starts the embedded server for itself when nothing listens at the
+    local URL; players live in the archive on disk, so the next command's
+    server knows the player."""
+    url = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("LUCIE_DATA_DIR", str(tmp_path / "data"))  # the archive
+    monkeypatch.setenv("LUCIE_ENV_FILE", os.devnull)
+    users = Users(url, tmp_path, monkeypatch, capsys)
+    name = _name("zoe")
+    rc, out, err = users.lucie("zoe", "me", "--create", name)
+    assert rc == 0, err
+    assert f"no race server answered at {url}: started one for this command" in flat(err)
+    assert f"Created player {name}" in out
+    assert not server_answers(url, timeout=0.5)  # stopped with the command
+    rc, out, err = users.lucie("zoe", "me")
+    assert rc == 0, err
+    assert f"{name} on {url}" in flat(out) and "0 archived races" in flat(out)

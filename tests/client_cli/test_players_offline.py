@@ -5,8 +5,10 @@ the players routes answer said in words (a stub server answers them)."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
+import re
 import stat
 import sys
 import threading
@@ -18,11 +20,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import platformdirs
 import pytest
+from rich.cells import cell_len
+from rich.console import Console
 
-from client_cli import history_cmd, player_key
+from client_cli import common, history_cmd, player_cmd, player_key
 from client_cli.api import ApiError
 from client_cli.cli import main
-from client_cli.history_cmd import compare_command, race_rows, shared_rows
+from client_cli.history_cmd import compare_command, race_rows, shared_rows, short_variant
 from client_cli.leaderboard_cmd import rating_rows
 from client_cli.player_cmd import profile_rows, rating_chart
 from client_cli.player_common import anonymous_tip
@@ -275,7 +279,8 @@ class _Pages(_Stub):
         self.queries.append(query)
         page = int((query.get("cursor") or ["0"])[0])
         races = [{"ended_at_ms": 1_700_000_000_000 - 1000 * n, "room_code": f"ROOM{n:02d}",
-                  "variant": "belle-lucie", "deal_number": n, "rank": 1, "racers": 2,
+                  "name": "Ada Lovelace", "variant": "belle-lucie", "deal_number": n,
+                  "rank": 1, "racers": 2,
                   "foundation_cards": n, "reach_time_ms": None, "status": "resigned",
                   "points": 1, "ranked": True}
                  for n in range(2 * page, min(2 * page + 2, 5))]
@@ -337,3 +342,177 @@ def test_a_tip_after_an_anonymous_race_on_a_terminal(
     player_key.remove_key(url)
     anonymous_tip(argparse.Namespace(anonymous=False), url)  # not a terminal
     assert capsys.readouterr().out == ""
+
+
+class _Routes(_Stub):
+    """Answers by path (query left out): ``routes`` maps a path to (status, body);
+    the players routes of one player, Ada, with two variants rated."""
+
+    routes: dict[str, tuple[int, Any]]
+
+    def do_GET(self) -> None:
+        self.status, self.body = self.routes.get(
+            urlsplit(self.path).path, (404, _error("request/not_found")))
+        self._answer()
+
+    do_POST = do_GET
+
+
+def _figures(variant: str) -> dict[str, Any]:
+    return {"variant": variant, "rating": {"mu": 27.6, "sigma": 8.1, "rating": 3.4,
+                                           "rated_races": 3, "provisional": True},
+            "races": 3, "wins": 2, "average_foundation_cards": 20.0, "best_time_ms": None,
+            "streak": 1, "best_streak": 2, "last_race_at_ms": None}
+
+
+def _race(variant: str, deal: int, ranked: bool = True) -> dict[str, Any]:
+    return {"ended_at_ms": 1_700_000_000_000, "room_code": "ABCDEF", "name": "Ada",
+            "variant": variant, "deal_number": deal, "rank": 2, "racers": 4,
+            "foundation_cards": 30, "reach_time_ms": 95_000, "status": "timed_out",
+            "points": 1, "ranked": ranked}
+
+
+def _shared(variant: str, deal: int) -> dict[str, Any]:
+    return {"race": "R1", "room_code": "ABCDEF", "variant": variant, "deal_number": deal,
+            "ended_at_ms": 1_700_000_000_000, "racer_a": "ra", "racer_b": "rb", "rank_a": 12,
+            "rank_b": 11, "foundation_cards_a": 30, "foundation_cards_b": 41,
+            "result": "loss", "comparison": "/api/v1/rooms/R1/compare/ra/rb"}
+
+
+@pytest.fixture
+def routes() -> Iterator[tuple[str, type[_Routes]]]:
+    points = {"points": [{"rating": r} for r in (1.5, 3.0, 2.2, 4.1)]}
+    handler = type("Routes", (_Routes,), {"routes": {
+        "/api/v1/rooms": (200, {"rooms": []}),
+        f"/api/v1/players/{PLAYER['id']}": (200, {
+            "player": PLAYER, "races": 6,
+            "variants": [_figures("belle-lucie"), _figures("three-shuffles-and-a-draw")]}),
+        f"/api/v1/players/{PLAYER['id']}/ratings/belle-lucie": (200, points),
+        f"/api/v1/players/{PLAYER['id']}/ratings/three-shuffles-and-a-draw": (200, points),
+        "/api/v1/players/ada/races": (200, {"races": [
+            _race("belle-lucie", 982656912), _race("three-shuffles-and-a-draw", 1_000_000_000,
+                                                   ranked=False),
+            _race("super-flower-garden", 123456789)], "next": None}),
+        "/api/v1/players": (201, {"player": PLAYER, "key": "lpk_secret"}),
+        f"/api/v1/players/{PLAYER['id']}/vs/bob": (200, {
+            "a": PLAYER, "b": {**PLAYER, "id": "pBob", "name": "Bob"}, "races": 2, "wins": 1,
+            "losses": 1, "ties": 0, "average_card_difference": 0.5, "next": None,
+            "shared": [_shared("three-shuffles-and-a-draw", 1_000_000_000),
+                       _shared("super-flower-garden", 982656912)]}),
+    }})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    server.shutdown()
+    server.server_close()
+
+
+def _terminal(monkeypatch: pytest.MonkeyPatch, columns: int) -> io.StringIO:
+    """The commands print to a terminal of ``columns`` columns (``COLUMNS``, as a
+    shell sets it; plotext reads it too); what they print."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    screen = io.StringIO()
+    term = Console(file=screen, force_terminal=True, highlight=False)
+    assert term.width == columns
+    for module in (common, player_cmd, history_cmd):
+        monkeypatch.setattr(module, "console", term)
+    return screen
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@pytest.mark.parametrize("columns", [80, 100, 120, 160])
+def test_the_rating_chart_fits_the_terminal(routes: tuple[str, type[_Routes]], config: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            columns: int) -> None:
+    """Each row of the chart on one line of the terminal, its legend row too (the
+    user's trial: at 120 columns or less the legend's end had a line of its own)."""
+    url, _ = routes
+    save_key(url, PLAYER, "lpk_secret")
+    screen = _terminal(monkeypatch, columns)
+    assert main(["me", "--server", url]) == 0
+    lines = _ANSI.sub("", screen.getvalue()).splitlines()
+    top = next(i for i, x in enumerate(lines) if "rating (mu − 3 sigma) after each" in x)
+    bottom = next(i for i, x in enumerate(lines) if "rated races" in x and i > top)
+    chart = lines[top:bottom + 1]
+    assert len(chart) == 14, "\n".join(chart)  # the chart's height: no row broken in two
+    assert all(cell_len(x.rstrip()) <= columns - 2 for x in chart), "\n".join(chart)
+    legend = next(x for x in chart if "belle-lucie" in x)
+    assert "┤" in legend and legend.rstrip().endswith("│"), legend  # the whole row
+
+
+def test_history_fits_80_columns_and_names_the_player_as_stored(
+        routes: tuple[str, type[_Routes]], config: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 80 columns nothing is cut (the trial: "belle-lu…", "9826569…"): the
+    reach time goes, long variant names lose their filler words, unranked is
+    "-"; wider, every column as it is. The title names the player as stored
+    ("Ada" for ``lucie history ada``)."""
+    url, _ = routes
+    screen = _terminal(monkeypatch, 80)
+    assert main(["history", "ada", "--server", url]) == 0
+    out = _ANSI.sub("", screen.getvalue())
+    assert "Races of Ada on" in out and "Races of ada" not in out
+    assert "…" not in out and all(cell_len(x) <= 80 for x in out.splitlines()), out
+    for whole in ("belle-lucie", "982656912", "1000000000", "three-shuffles-draw",
+                  "super-flower-garden", "timed_out", "points -: an unranked race"):
+        assert whole in out, (whole, out)
+    assert "reached" not in out
+
+    screen = _terminal(monkeypatch, 120)
+    assert main(["history", "ada", "--server", url]) == 0
+    out = _ANSI.sub("", screen.getvalue())
+    assert "…" not in out and "three-shuffles-and-a-draw" in out and "reached" in out
+    assert "unranked" in out and "1:35" in out
+
+
+def test_h2h_fits_80_columns(routes: tuple[str, type[_Routes]], config: Path,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    url, _ = routes
+    save_key(url, PLAYER, "lpk_secret")
+    screen = _terminal(monkeypatch, 80)
+    assert main(["h2h", "bob", "--server", url]) == 0
+    out = _ANSI.sub("", screen.getvalue())
+    table = [x for x in out.splitlines() if " compare " not in x]  # commands: one line each
+    assert "…" not in out and all(cell_len(x) <= 80 for x in table), out
+    for whole in ("three-shuffles-draw", "super-flower-garden", "1000000000", "12 vs 11",
+                  "30 vs 41"):
+        assert whole in out, (whole, out)
+
+
+def test_short_variant_names() -> None:
+    assert short_variant("belle-lucie") == "belle-lucie"
+    assert short_variant("three-shuffles-and-a-draw") == "three-shuffles-draw"
+    assert short_variant("house-in-the-wood") == "house-in-the-wood"  # short enough
+    assert short_variant("x" * 30) == "x" * 18 + "…"
+
+
+def test_create_off_a_terminal_keeps_the_key_path_on_its_line(
+        routes: tuple[str, type[_Routes]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Piped, ``lucie me --create`` printed "Your key is in" and the path on the
+    next line (rich wrapped at 80 columns): never wrapped off a terminal."""
+    url, _ = routes
+    monkeypatch.setenv("LUCIE_CONFIG_DIR", str(tmp_path / ("a-long-folder-name-" * 3)))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["me", "--create", "Ada", "--server", url]) == 0
+    out = capsys.readouterr().out
+    path = key_path(url)
+    assert len(f"Your key is in {path}") > 80
+    assert f"Your key is in {path} (readable by you only)" in out.splitlines()[1]
+
+
+def test_computer_and_anonymous_racers_are_said_not_to_be_players(
+        stub: tuple[str, type[_Stub]], config: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    url, handler = stub
+    handler.status, handler.body = 404, _error("player/not_found", player="bot-Ada")
+    save_key(url, PLAYER, "lpk_secret")
+    for argv in (["h2h", "bot-Ada"], ["history", "bot-Ada"]):
+        assert main([*argv, "--server", url]) == 1
+        err = " ".join(capsys.readouterr().err.split())
+        assert "no player 'bot-Ada' on" in err, err
+        assert "computer racers (bot-Ada, …) and racers who race without a player " \
+               "(anonymously) are not players" in err, err
