@@ -42,6 +42,17 @@ def browser(tmp_path: Path) -> Iterator[Callable[..., Driver]]:
         driver.quit()
 
 
+def _click(driver: Driver, selector: str) -> bool:
+    """Click ``selector``; ``False`` when the page redrew it between the find and
+    the click (the end screen redraws on each room event): try again."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    try:
+        css(driver, selector).click()
+        return True
+    except StaleElementReferenceException:
+        return False
+
+
 def test_rematch_in_chromium(server_factory: ServerFactory,
                              browser: Callable[..., Driver]) -> None:
     url = server_factory()
@@ -81,7 +92,7 @@ def test_rematch_in_chromium(server_factory: ServerFactory,
     until(lambda: nxt in text_of(watcher, "#rematch-link"), message="the watcher's link")
     assert js(watcher, "return document.querySelector('#rematch-link').getAttribute('href')") \
         == f"/r/{nxt}/watch"
-    css(ada, "#rematch-button").click()
+    until(lambda: _click(ada, "#rematch-button"), message="rematch click")
     until(lambda: js(ada, "return location.pathname") == f"/r/{nxt}", message="next room")
     until(lambda: js(ada, "return window.__lucie.state") == "waiting", message="seated")
     assert not ada.find_elements("css selector", "#join-name")  # already seated
