@@ -23,14 +23,14 @@ async def test_survivors_are_frozen_and_full_collections_reclaim_frozen_cycles()
         del cycle  # a frozen cycle: only a full collection after unfreeze frees it
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        assert any(isinstance(o, _Cycle) for o in gc.get_objects() + _frozen())
+        assert any(type(o) is _Cycle for o in gc.get_objects() + _frozen())
 
         task = asyncio.create_task(run_gc_policy(0.02, 0.01))  # full collections too
         await asyncio.sleep(0.1)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         gc.unfreeze()
-        assert not any(isinstance(o, _Cycle) for o in gc.get_objects())
+        assert not any(type(o) is _Cycle for o in gc.get_objects())
     finally:
         gc.unfreeze()
 
