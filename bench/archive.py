@@ -419,18 +419,22 @@ async def _racer(url: str, seat: tuple[str, str, str, dict[str, Any]], stop_at: 
     return done, {"version": version, "legal_moves": legal}
 
 
+_Worked = tuple[list[tuple[float, float]], list[dict[str, Any]], float]
+
+
 def _load_worker(url: str, seats: list[Any], seconds: float, tag: str,
-                 interval: float) -> tuple[list[tuple[float, float]], list[dict[str, Any]]]:
+                 interval: float) -> _Worked:
     """The racers of ``seats`` for ``seconds``: (send time, ack latency) per move
-    (``time.monotonic``, the same clock in every process) and their games after."""
-    async def main() -> tuple[list[tuple[float, float]], list[dict[str, Any]]]:
+    (``time.monotonic``, the same clock in every process), their games after,
+    and when they stopped sending."""
+    async def main() -> _Worked:
         lat: list[tuple[float, float]] = []
         stop_at = time.monotonic() + seconds
         got = await asyncio.gather(*(_racer(url, seat, stop_at, lat, tag, interval)
                                      for seat in seats))
-        return lat, [g[1] for g in got]
+        return lat, [g[1] for g in got], stop_at
 
-    return cast(tuple[list[tuple[float, float]], list[dict[str, Any]]], _run_loop(main()))
+    return cast(_Worked, _run_loop(main()))
 
 
 def _interleaved(url: str, seats: list[Any], seconds: float, interval: float, pid: int,
@@ -439,10 +443,11 @@ def _interleaved(url: str, seats: list[Any], seconds: float, interval: float, pi
     while the archiver is held and let go in turns of ``phase_s`` (A: held, B:
     writing). Each move counts in the turn it was sent in, unless sent within
     ``guard_s`` of a switch (a write under way finishes, a held archiver wakes).
-    The first turn (held) only lets the sockets connect. Per turn kind:
-    moves/s, ack p50/p99 (ms), the server's CPU ms per move; the p99 of every
-    other A turn against the rest (the noise); the B turns' wall clock
-    windows. ``seats`` get their games' new versions."""
+    Only turns wholly inside the load count (the first second lets the
+    sockets connect). Per turn kind: moves/s, ack p50/p99 (ms), the server's
+    CPU ms per move, each turn's p99; the p99 of every other A turn against
+    the rest (the noise); the B turns' wall clock windows. ``seats`` get
+    their games' new versions."""
     workers = 2
     tag = secrets.token_hex(4)
     parts = [list(range(i, len(seats), workers)) for i in range(workers)]
@@ -466,16 +471,20 @@ def _interleaved(url: str, seats: list[Any], seconds: float, interval: float, pi
         gate.unlink(missing_ok=True)
         switches.append((time.monotonic(), False, _cpu_s(pid), _now_ms()))
         results = [f.result() for f in futures]
-    for part, (_, games) in zip(parts, results, strict=True):
+    for part, (_, games, _) in zip(parts, results, strict=True):
         for i, game in zip(part, games, strict=True):
             seats[i] = (*seats[i][:3], game)
     starts = [sw[0] for sw in switches]
+    # turns wholly inside the load: the first second only lets the sockets connect
+    first = next(k for k, t in enumerate(starts) if t - starts[0] >= 1.0 or k == len(starts) - 1)
+    stopped = min(r[2] for r in results)
+    last = max([first, *(k for k in range(len(starts) - 1) if starts[k + 1] <= stopped)])
     samples: dict[str, list[float]] = {"A": [], "B": [], "A even": [], "A odd": []}
     per_turn: list[list[float]] = [[] for _ in switches]
     moves = [0] * len(switches)
     for sent, latency in (x for r in results for x in r[0]):
         k = bisect.bisect_right(starts, sent) - 1
-        if k < 1 or k >= len(switches) - 1:  # the first turn: sockets still connecting
+        if k < first or k > last:
             continue
         moves[k] += 1
         if sent - starts[k] < guard_s:
@@ -486,14 +495,14 @@ def _interleaved(url: str, seats: list[Any], seconds: float, interval: float, pi
         if kind == "A":
             samples[f"A {'even' if k % 4 == 0 else 'odd'}"].append(latency * 1000)
     out: dict[str, Any] = {"windows": [(sw[3], nxt[3]) for sw, nxt in
-                                       itertools.pairwise(switches) if sw[1]]}
+                                       itertools.pairwise(switches[first:last + 2]) if sw[1]]}
     for kind in ("A", "B"):
-        turns = [k for k in range(1, len(switches) - 1) if switches[k][1] == (kind == "B")]
+        turns = [k for k in range(first, last + 1) if switches[k][1] == (kind == "B")]
         span = sum(switches[k + 1][0] - switches[k][0] for k in turns)
         cpu = sum(switches[k + 1][2] - switches[k][2] for k in turns)
         count = sum(moves[k] for k in turns)
         p50, p99 = _pct(samples[kind])
-        out[kind] = {"rate": count / span, "p50": p50, "p99": p99,
+        out[kind] = {"rate": count / span if span else float("nan"), "p50": p50, "p99": p99,
                      "cpu_ms": cpu / max(1, count) * 1000, "span_s": span,
                      "turn_p99": [_pct(per_turn[k])[1] for k in turns if per_turn[k]]}
     out["noise"] = _pct(samples["A even"])[1] / _pct(samples["A odd"])[1]
