@@ -18,7 +18,9 @@ server's moves while it archives — on a SQLite file and on PostgreSQL.
   cursor) and ``ArchiveDb.versus`` (a pair that raced each other: a random
   player and an opponent from one of their races; totals and a page of 20),
   after 50 untimed calls of each (other players); the kinds in turn, call by
-  call, so a busy moment of the machine falls on all alike. Targets on
+  call, so a busy moment of the machine falls on all alike, with a baseline
+  among them: ``SELECT 1`` through the same pool (the machine and the driver,
+  no query), and the load average printed. Targets on
   PostgreSQL: p99 ≤ 20 ms (profile), ≤ 20 ms (history page), ≤ 50 ms
   (head-to-head).
 * **writes**: races/s through ``ArchiveDb.write`` (the archiver's path: the
@@ -76,7 +78,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from bench import _archive_data as data
 from bench.server import _cpu_s, _port, _run_loop, _setup, _spawn, _stop
-from server.archive import ArchiveDb
+from server.archive import ArchiveDb, describe
 from server.archive.players import _cursor
 from server.archive.schema import archived_racers, players, races
 from server.records.players import fold_name, key_digest, new_player_id, new_player_key
@@ -87,7 +89,6 @@ TARGETS_MS = {"profile": 20.0, "history first page": 20.0, "history deep page": 
               "head-to-head": 50.0}
 """p99 targets on PostgreSQL (issue 20)."""
 
-SERVER = "from server.app import main; raise SystemExit(main())"
 ENV = {"LUCIE_WS_RATE": "1000000", "LUCIE_WS_BURST": "1000000",
        "LUCIE_HTTP_RATE": "1000000", "LUCIE_HTTP_BURST": "1000000",
        "LUCIE_SEND_QUEUE": "4096",
@@ -96,6 +97,9 @@ ENV = {"LUCIE_WS_RATE": "1000000", "LUCIE_WS_BURST": "1000000",
        "LUCIE_WAITING_ROOMS_PER_ADDRESS": "1000000",
        "LUCIE_SOCKETS_PER_ADDRESS": "100000", "LUCIE_SPECTATORS_PER_ROOM": "100000"}
 PAGE = 20
+BASELINE = "SELECT 1 (baseline)"
+"""Timed with the queries: a pool checkout (with its pre-ping) and one round
+trip — what the machine and the driver cost before any query does."""
 PACE_S = 0.4
 """The paced load: one move per racer every 0.4 s (200 racers: ~500 moves/s)."""
 
@@ -118,7 +122,7 @@ async def _archives(spec: data.Spec, lines: list[str]) -> dict[str, data.Built]:
         pg = await data.open_postgres(spec)
     except Exception as exc:  # any failure (down, refused, …): skip PostgreSQL
         pg_ok = False
-        lines.append(f"postgresql: not available at {data.pg_admin_url()} "
+        lines.append(f"postgresql: not available at {describe(data.pg_admin_url())} "
                      f"({type(exc).__name__}: {exc}); its lines are left out")
     made = await data.build(spec, sqlite=sqlite is None, pg=pg_ok and pg is None)
     if sqlite is not None:
@@ -202,8 +206,13 @@ async def _queries(built: data.Built, n: int, warm_n: int, deep_min: int) -> dic
         s = await _samples(built.url, n + warm_n, deep_min, seed=20)
         warm, timed = slice(0, warm_n), slice(warm_n, None)
 
+        async def select_1() -> None:
+            async with db.engine.connect() as conn:
+                await conn.exec_driver_sql("SELECT 1")
+
         def kinds(part: slice) -> dict[str, list[Callable[[], Awaitable[Any]]]]:
             return {
+                BASELINE: [select_1 for _ in s["players"][part]],
                 "profile": [partial(db.profile, p) for p in s["players"][part]],
                 "history first page": [partial(db.player_races, p, PAGE, None)
                                        for p in s["players"][part]],
@@ -218,10 +227,12 @@ async def _queries(built: data.Built, n: int, warm_n: int, deep_min: int) -> dic
         # the kinds in turn, call by call: a busy moment of the machine falls on all
         timed_calls = kinds(timed)
         got: dict[str, list[float]] = {name: [] for name in timed_calls}
+        load = os.getloadavg()[0]
         for i in range(n):
             for name, calls in timed_calls.items():
                 got[name] += await _time(calls[i:i + 1])
-        return {"figures": {name: _pct(v) for name, v in got.items()}, "samples": s}
+        return {"figures": {name: _pct(v) for name, v in got.items()}, "samples": s,
+                "load": (load, os.getloadavg()[0])}
     finally:
         await db.close()
 
@@ -530,10 +541,12 @@ def _moves(built: data.Built, *, backlog: int, seconds: float, phase_s: float,
             _settle(server.pid)
             out["pending"] = _metrics(url)["lucie_archive_pending"]
             ws = url.replace("http", "ws")
+            load_avg = os.getloadavg()[0]
             for load in loads:
                 out[load] = _interleaved(ws, seats, seconds, PACE_S if load == "paced" else 0.0,
                                          server.pid, gate, phase_s)
             out["left"] = _metrics(url)["lucie_archive_pending"]
+            out["load"] = (load_avg, os.getloadavg()[0])
         finally:
             _stop(server)
     for load in loads:
@@ -567,9 +580,11 @@ def _query_lines(queries: dict[str, dict[str, Any]], n: int) -> list[str]:
              f"{s['max_races']:,}; deep pages start {s['deep_depth']:.0f} rows down on "
              f"average; {n} calls of each"]
     for name, q in queries.items():
+        lines.append(f"{name} queries: load average {q['load'][0]:.1f} at the start, "
+                     f"{q['load'][1]:.1f} at the end")
         for kind, (p50, p99) in q["figures"].items():
-            target = TARGETS_MS[kind]
-            verdict = "" if name != "postgresql" else (
+            target = TARGETS_MS.get(kind)
+            verdict = "" if name != "postgresql" or target is None else (
                 f" (target ≤ {target:.0f}: {'met' if p99 <= target else 'MISSED'})")
             lines.append(f"{name} {kind}: p50 {p50:.1f} ms, p99 {p99:.1f} ms{verdict}")
     return lines
@@ -578,7 +593,8 @@ def _query_lines(queries: dict[str, dict[str, Any]], n: int) -> list[str]:
 def _move_lines(name: str, m: dict[str, Any], loads: tuple[str, ...], seconds: float,
                 phase_s: float) -> list[str]:
     lines = [f"{name} moves: {m['pending']:.0f} finished races pending (set-up "
-             f"{m['setup_s']:.0f} s), {seconds:.0f} s per load in {phase_s:g} s turns"]
+             f"{m['setup_s']:.0f} s), {seconds:.0f} s per load in {phase_s:g} s turns; "
+             f"load average {m['load'][0]:.1f} → {m['load'][1]:.1f}"]
     for load in loads:
         r = m[load]
         a, b = r["A"], r["B"]
