@@ -219,8 +219,11 @@ class PlayerQueries:
         cond = r.player_id == player_id
         if cursor:
             ended, race_id = _uncursor(cursor)
-            cond = and_(cond, or_(r.ended_at_ms < ended,
-                                  and_(r.ended_at_ms == ended, r.race_id < race_id)))
+            # the first bound is implied by the second; it lets the index seek to
+            # the cursor instead of reading every newer row (bench/archive.py)
+            cond = and_(cond, r.ended_at_ms <= ended,
+                        or_(r.ended_at_ms < ended,
+                            and_(r.ended_at_ms == ended, r.race_id < race_id)))
         query = (select(r.race_id, r.racer_id, r.name, r.status, r.foundation_cards,
                         r.finished_ms, r.reach_time_ms, r.points, r.rank, r.ended_at_ms,
                         ra.room_code, ra.variant, ra.deal_number, ra.ranked, ra.started_at_ms,
@@ -273,7 +276,8 @@ class PlayerQueries:
         page = shared
         if cursor:
             ended, race_id = _uncursor(cursor)
-            page = page.where(or_(ra.c.ended_at_ms < ended,
+            page = page.where(ra.c.ended_at_ms <= ended,  # the index seeks (as above)
+                              or_(ra.c.ended_at_ms < ended,
                                   and_(ra.c.ended_at_ms == ended, ra.c.race_id < race_id)))
         page = (page.add_columns(races.c.room_code, races.c.variant, races.c.deal_number)
                 .join(races, races.c.race_id == ra.c.race_id)
