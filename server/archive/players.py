@@ -1,10 +1,9 @@
 """Players in the archive database: create, find, forget; profile, history,
 head-to-head over time, rating history and the rating board.
 
-:class:`PlayerQueries` is mixed into nothing: :class:`server.archive.db.ArchiveDb`
-holds one and hands its methods out (it satisfies
-``server.records.players.PlayerArchive``). Answers are JSON-ready dicts in the
-shapes of ``server.api.player_models`` (docs/players.md).
+:class:`server.archive.db.ArchiveDb` holds one :class:`PlayerQueries` and hands
+its methods out (``server.records.players.PlayerArchive``). Answers are
+JSON-ready dicts shaped as ``server.api.player_models`` (docs/players.md).
 
 Cursors are opaque to clients: ``<ended_at_ms>.<race_id>`` of the last row
 shown, base64url; the next page holds the rows strictly older (then lower race
