@@ -183,7 +183,10 @@ class SolverPool:
             if process.is_alive():
                 process.terminate()
         for process in self._processes.values():
-            process.join(2.0)
+            process.join(1.0)
+            if process.is_alive():  # SIGTERM not acted on in time (a loaded machine)
+                process.kill()
+                process.join(1.0)
         self._processes = {}
         if executor is not None:
             executor.shutdown(wait=True)  # its manager thread ends with its workers
