@@ -36,10 +36,10 @@ if TYPE_CHECKING:
     from .board.app import RaceApp
     from .board.state import Seat
 
-__all__ = ["add_parser", "exit_report", "join_room", "race", "wait_for_race_over"]
+__all__ = ["add_parser", "add_race_options", "default_name", "join_room", "race", "run_race"]
 
 
-def _default_name() -> str:
+def default_name() -> str:
     try:
         return getpass.getuser()[:24] or "racer"
     except (OSError, KeyError):
@@ -80,7 +80,7 @@ async def join_room(client: LucieClient, room: str, name: str | None) -> JoinedR
                 raise ApiError(exc.code, f"the name {name!r} is taken in this room; pick "
                                "another with --name NAME", status=exc.status) from None
             raise
-    base = _default_name()
+    base = default_name()
     for n in range(1, 100):
         suffix = "" if n == 1 else f"-{n}"
         try:
@@ -235,7 +235,7 @@ async def _start_later(url: str, room: str, host_token: str, delay_s: float) -> 
             await client.start(room, host_token)
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_race(args: argparse.Namespace) -> int:
     url = resolved_server(args)
     if args.command == "play" and args.code is None and args.bots + 1 > args.capacity:
         print(f"lucie play: {args.bots} bots and you do not fit in a room of {args.capacity}; "
@@ -271,7 +271,7 @@ def _run(args: argparse.Namespace) -> int:
         return 1
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def add_race_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None,
                    help="your display name when anonymous (default: your login, with -2, -3… "
                    "when taken); a player races under its own name")
@@ -298,7 +298,7 @@ def add_parser(sub: Subparsers) -> None:
         "  lucie play --variant trefoil --bots 2 --start-in 10\n"
         "  lucie play --bots 2 --series 3     (three races; the table after each)",
         formatter_class=fmt)
-    _common(p)
+    add_race_options(p)
     p.add_argument("--code", help="join this room instead of creating one")
     p.add_argument("--bots", type=non_negative_int, default=0, metavar="N",
                    help="computer racers to add (default 0); the server runs them: they "
@@ -330,7 +330,7 @@ def add_parser(sub: Subparsers) -> None:
                    help="start the countdown by itself after S seconds")
     p.add_argument("--no-embedded", dest="embedded", action="store_false",
                    help="never start a local server")
-    p.set_defaults(func=_run, command="play", embedded=True)
+    p.set_defaults(func=run_race, command="play", embedded=True)
 
     p = sub.add_parser("join", help="join a room by its code and race",
                        description="Join the room with this code and race on the board (as "
@@ -338,8 +338,8 @@ def add_parser(sub: Subparsers) -> None:
                        epilog="examples:\n  lucie join ABCD\n  lucie join ABCD --name bob "
                        "--server http://192.168.1.5:8000", formatter_class=fmt)
     p.add_argument("code", help="room code (or id)")
-    _common(p)
-    p.set_defaults(func=_run, command="join", bots=0, embedded=False)
+    add_race_options(p)
+    p.set_defaults(func=run_race, command="join", bots=0, embedded=False)
 
     p = sub.add_parser("watch", help="watch a room's race live",
                        description="Spectate a room: every racer's progress live, and the "
@@ -347,4 +347,4 @@ def add_parser(sub: Subparsers) -> None:
                        epilog="examples:\n  lucie watch ABCD", formatter_class=fmt)
     p.add_argument("code", help="room code (or id)")
     add_server_arg(p)
-    p.set_defaults(func=_run, command="watch", watch=True, bots=0, embedded=False)
+    p.set_defaults(func=run_race, command="watch", watch=True, bots=0, embedded=False)

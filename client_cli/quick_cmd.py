@@ -15,7 +15,7 @@ from server.rules import DEFAULT_VARIANT, VARIANTS
 
 from .api import ApiError, JoinedRoom, LucieClient
 from .common import Subparsers, lucie_command, room_link
-from .play_cmd import _common, _default_name, _run
+from .play_cmd import add_race_options, default_name, run_race
 from .player_key import PlayerKey
 
 __all__ = ["add_parser", "quick_join"]
@@ -30,7 +30,7 @@ async def quick_join(client: LucieClient, args: argparse.Namespace,
         quick race already) and ``request/not_found`` (an older server).
     """
     try:
-        got = await client.quick(args.variant, None if player else args.name or _default_name(),
+        got = await client.quick(args.variant, None if player else args.name or default_name(),
                                  player_key=player.key if player else None)
     except ApiError as exc:
         if exc.code == "racer/name_taken" and player is not None:
@@ -70,9 +70,9 @@ def add_parser(sub: Subparsers) -> None:
         epilog="examples:\n  lucie quick\n  lucie quick --variant trefoil\n"
         "  lucie quick --anonymous --name ada --server http://192.168.1.5:8000",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    _common(p)
+    add_race_options(p)
     p.add_argument("--variant", default=DEFAULT_VARIANT, choices=list(VARIANTS),
                    help=f"the variant to race (default {DEFAULT_VARIANT})")
     p.add_argument("--no-embedded", dest="embedded", action="store_false",
                    help="never start a local server")
-    p.set_defaults(func=_run, command="quick", bots=0, embedded=True, seat_with=quick_join)
+    p.set_defaults(func=run_race, command="quick", bots=0, embedded=True, seat_with=quick_join)

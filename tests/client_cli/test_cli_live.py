@@ -19,7 +19,8 @@ from client_cli.api import ApiError, GameView, LucieClient, RacerView
 from client_cli.board.app import RaceApp
 from client_cli.bot import run_bot
 from client_cli.cli import main
-from client_cli.play_cmd import join_room, wait_for_race_over
+from client_cli.play_cmd import join_room
+from client_cli.play_report import wait_for_race_over
 
 from .helpers import play_moves
 
@@ -105,7 +106,7 @@ async def test_the_host_of_the_server_waits_for_the_race_to_end(
 
 async def test_a_taken_default_name_gets_a_suffix_a_given_one_a_clear_error(
         lucie_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(play_cmd, "_default_name", lambda: "root")
+    monkeypatch.setattr(play_cmd, "default_name", lambda: "root")
     async with LucieClient(lucie_server) as client:
         room = (await client.create_room(deal=2, visibility="private")).room.id
         first = await join_room(client, room, None)

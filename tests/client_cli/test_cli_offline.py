@@ -14,7 +14,7 @@ import pytest
 from client_cli.api import RacerView, StandingsView, StandingView
 from client_cli.cli import build_parser, main
 from client_cli.common import lucie_command
-from client_cli.play_cmd import exit_report
+from client_cli.play_report import exit_report
 from server.rules import DEFAULT_VARIANT, VARIANTS
 from tests.conftest import REPO
 

@@ -7,7 +7,6 @@ move, the race's end, and in another process with nothing cached
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -15,13 +14,6 @@ from server.race.authority import RaceAuthority, RoomOptions
 from server.race.views import Ack
 
 from .helpers import ClockStore
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[ClockStore]:
-    s = ClockStore()
-    yield s
-    await s.close()
 
 
 async def _play(race: RaceAuthority, store: ClockStore, seed: int, undo: bool

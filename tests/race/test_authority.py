@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -12,18 +11,6 @@ from server.race.authority import RaceAuthority, RoomOptions
 from server.rules import Move, replay
 
 from .helpers import ClockStore, pick_move
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[ClockStore]:
-    s = ClockStore()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def race(store: ClockStore) -> RaceAuthority:
-    return RaceAuthority(store)
 
 
 async def _racing(race: RaceAuthority, n: int = 2, **opts: object) -> tuple[str, str, list]:

@@ -5,26 +5,12 @@ with racers back to ``waiting``)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from server.race import errors as err
 from server.race.authority import RaceAuthority, RoomOptions
 
 from .helpers import ClockStore
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[ClockStore]:
-    s = ClockStore()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def race(store: ClockStore) -> RaceAuthority:
-    return RaceAuthority(store)
 
 
 async def test_close_during_race_makes_results_final(race: RaceAuthority,

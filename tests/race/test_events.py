@@ -10,7 +10,7 @@ emit every type of the union.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -31,13 +31,6 @@ from server.race.events import (
 from .helpers import ClockStore, pick_move
 
 Scenario = Callable[[RaceAuthority, ClockStore], Awaitable[list[dict[str, Any]]]]
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[ClockStore]:
-    s = ClockStore()
-    yield s
-    await s.close()
 
 
 @pytest.fixture

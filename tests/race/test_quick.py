@@ -25,13 +25,6 @@ QUICK = QuickConfig(capacity=6, wait_ms=20_000, fill_ms=30_000, bots=3, countdow
 
 
 @pytest.fixture
-async def store() -> AsyncIterator[ClockStore]:
-    s = ClockStore()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
 async def race(store: ClockStore) -> AsyncIterator[RaceAuthority]:
     auth = RaceAuthority(store, RaceConfig(bot_think_ms=0, quick=QUICK))
     yield auth

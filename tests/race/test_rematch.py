@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -17,18 +16,6 @@ from server.race.rematch import host_token_for
 from server.store.redis import RedisStore
 
 from .helpers import ClockStore
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[ClockStore]:
-    s = ClockStore()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def race(store: ClockStore) -> RaceAuthority:
-    return RaceAuthority(store)
 
 
 async def finished(race: RaceAuthority, names: list[str],

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -19,18 +18,6 @@ from server.race.views import RacerView, SeriesView
 from server.store.redis import RedisStore
 
 from .helpers import ClockStore, pick_move
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[ClockStore]:
-    s = ClockStore()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def race(store: ClockStore) -> RaceAuthority:
-    return RaceAuthority(store)
 
 
 def _view(rid: str, order: int, cards: int, reach: int | None,

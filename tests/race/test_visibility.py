@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
@@ -17,18 +16,6 @@ from server.rules.daily import daily_deal, utc_date
 from tests.conftest import REPO
 
 from .helpers import ClockStore
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[ClockStore]:
-    s = ClockStore()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def race(store: ClockStore) -> RaceAuthority:
-    return RaceAuthority(store)
 
 
 @dataclass
