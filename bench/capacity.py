@@ -1,0 +1,310 @@
+"""Capacity at 1, 2 and 4 processes behind HAProxy (issue 23), on one Redis and on
+a Redis Cluster; ``docs/capacity.md`` explains the method and the figures.
+
+For each store and each N, N real ``lucie-server`` processes share the store
+(their own key prefix) behind a real ``haproxy`` configured from the shipped
+``infra/haproxy.cfg`` (``tests/redis/balancer.py``); every socket and request
+goes through HAProxy, whose round robin spreads each room's sockets over the
+processes. The load (``bench/_capacity_load.py``) runs in worker processes:
+
+* **human pace**: ``racers`` racers in rooms of 8 (+ 1 spectator per 20),
+  one move every 2 s ± 25 %; ack p50/p99 after a warm-up (target p99 ≤ 100
+  ms). Then a step search, bounded in time: ×1.5 racers while p99 ≤ 100 ms
+  (÷1.5 while it is over) — the most racers held at p99 ≤ 100 ms;
+* **full speed**: 200 racers in 25 rooms, a move as soon as the last ack came
+  (``bench/redis.py``'s load) → moves/s and ack p99;
+* **CPU per move** over the full-speed phase: Redis (``INFO cpu``
+  ``used_cpu_sys + used_cpu_user``, summed over every node), the servers and
+  HAProxy (``/proc``), the generator (its workers' ``getrusage``), in µs;
+* **scaling efficiency**: moves/s at N ÷ (N × moves/s at 1).
+
+The cluster rows need ``infra.redis_cluster.LocalRedisCluster`` (3 masters, 1
+replica each); without it they are skipped with a message. Load averages and
+``nproc`` are printed: on a small machine the generator, HAProxy and Redis
+share the servers' cores, so the ratios say more than the absolute figures.
+
+``python -m bench capacity [--quick]`` runs both stores;
+``python -m bench.capacity [--quick] [--backend redis cluster] [--processes 1 2 4]``
+chooses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import redis
+
+from bench._capacity_load import PERIOD_S, Pace, Seat, children_cpu_s, full_speed, human_pace, setup
+from bench.redis import ENV as RATE_LIMITS
+from bench.redis import _cpu_s, _redis_server
+from bench.server import _port, _stop
+from infra.load.servers import LOAD_LIMITS
+from tests.redis.balancer import Balancer
+from tests.redis.cluster import Cluster as ServerGroup
+
+__all__ = ["BACKENDS", "QUICK", "Config", "Row", "main", "measure", "run", "table"]
+
+BACKENDS = ("redis", "cluster")
+TARGET_P99_MS = 100.0
+SERVER_ENV = {**LOAD_LIMITS, **RATE_LIMITS, "LUCIE_TICK_MS": "250"}
+
+
+@dataclass(frozen=True)
+class Config:
+    """How much load, for how long (every phase is bounded in time)."""
+
+    processes: tuple[int, ...] = (1, 2, 4)
+    racers: int = 800
+    step: float = 1.5
+    max_racers: int = 6000
+    search_s: float = 60.0
+    warmup_s: float = 3.0
+    seconds: float = 10.0
+    full_racers: int = 200
+    full_seconds: float = 8.0
+    workers: int = field(default_factory=lambda: max(2, min(8, (os.cpu_count() or 2) // 2)))
+
+
+QUICK = Config(racers=48, search_s=0.0, warmup_s=1.0, seconds=3.0, full_racers=48,
+               full_seconds=2.0)
+
+
+@dataclass
+class Row:
+    """One store × N: the human-pace run, the search, the full-speed run."""
+
+    backend: str
+    processes: int
+    pace: Pace
+    steps: list[Pace]
+    held: int
+    rate: float
+    p50_ms: float
+    p99_ms: float
+    moves: int
+    redis_us: float
+    server_us: float
+    haproxy_us: float
+    generator_us: float
+    sockets: list[int]
+    load: tuple[float, float]
+
+    def efficiency(self, one: Row | None) -> float | None:
+        """moves/s here ÷ (N × moves/s at 1 process on the same store)."""
+        return self.rate / (self.processes * one.rate) if one else None
+
+
+def _redis_cpu_s(ports: list[int]) -> float:
+    total = 0.0
+    for port in ports:
+        with redis.Redis(port=port) as client:
+            cpu = client.info("cpu")
+        total += float(cpu["used_cpu_sys"]) + float(cpu["used_cpu_user"])
+    return total
+
+
+@contextlib.contextmanager
+def _store(backend: str) -> Iterator[tuple[str, list[int]]]:
+    """``(URL for the servers, every node's port)`` of a private store."""
+    if backend == "redis":
+        workdir = Path(tempfile.mkdtemp(prefix="lucie-bench-capacity-"))
+        port = _port()
+        proc = _redis_server(port, workdir)
+        try:
+            yield f"redis://127.0.0.1:{port}/0", [port]
+        finally:
+            _stop(proc)
+            shutil.rmtree(workdir, ignore_errors=True)
+        return
+    from infra.redis_cluster import LocalRedisCluster
+
+    cluster = LocalRedisCluster(masters=3, replicas=1)
+    cluster.start()
+    try:
+        yield cluster.url, list(cluster.ports)
+    finally:
+        cluster.stop()
+
+
+def _search(lb_ws: str, url: str, seats: list[Seat], first: Pace, cfg: Config,
+            steps: list[Pace]) -> int:
+    """The most racers (of the levels tried) held at p99 ≤ 100 ms, 0 if none;
+    up ×step while it holds, else down ÷step, within ``cfg.search_s``."""
+    def holds(p: Pace) -> bool:
+        return p.p99_ms <= TARGET_P99_MS and not p.errors
+
+    held = first.racers if holds(first) else 0
+    up, level = holds(first), first.racers
+    deadline = time.monotonic() + cfg.search_s
+    while time.monotonic() < deadline:
+        level = int(level * cfg.step) if up else int(level / cfg.step)
+        if not 8 <= level <= cfg.max_racers:
+            break
+        if level > len(seats):
+            seats += setup(url, level - len(seats), 5000 + len(seats))
+        step = human_pace(lb_ws, seats[:level], warmup=cfg.warmup_s, seconds=cfg.seconds,
+                          workers=cfg.workers)
+        steps.append(step)
+        if holds(step) != up:
+            return level if holds(step) else held
+        held = level if up else held
+    return held
+
+
+def _measure_n(backend: str, store_url: str, nodes: list[int], n: int,
+               cfg: Config) -> Row:
+    group = ServerGroup(n, redis_url=store_url, **SERVER_ENV)
+    try:
+        lb = Balancer(group.urls)
+        try:
+            ws = lb.url.replace("http", "ws")
+            load0 = os.getloadavg()[0]
+            seats = setup(lb.url, cfg.racers, 1000)
+            pace = human_pace(ws, seats, warmup=cfg.warmup_s, seconds=cfg.seconds,
+                              workers=cfg.workers)
+            steps: list[Pace] = []
+            held = _search(ws, lb.url, seats, pace, cfg, steps)
+            fast = setup(lb.url, cfg.full_racers, 20000)
+            watched = [*group.procs, lb.proc]
+            cpu0, redis0, gen0 = [_cpu_s(p.pid) for p in watched], _redis_cpu_s(nodes), \
+                children_cpu_s()
+            before = lb.stats()
+            rate, p50, p99, moves = full_speed(ws, fast, seconds=cfg.full_seconds,
+                                               workers=cfg.workers)
+            cpu = [(_cpu_s(p.pid) - c) / max(1, moves) * 1e6
+                   for p, c in zip(watched, cpu0, strict=True)]
+            redis_us = (_redis_cpu_s(nodes) - redis0) / max(1, moves) * 1e6
+            gen_us = (children_cpu_s() - gen0) / max(1, moves) * 1e6
+            after = lb.stats()  # the full-speed sockets each process got
+            sockets = [int(after[k]["stot"]) - int(before[k]["stot"]) for k in lb.names]
+        finally:
+            lb.stop()
+    finally:
+        with contextlib.suppress(redis.RedisError):  # the store is thrown away anyway
+            group.stop()
+    return Row(backend, n, pace, steps, held, rate, p50, p99, moves, redis_us,
+               sum(cpu[:-1]), cpu[-1], gen_us, sockets, (load0, os.getloadavg()[0]))
+
+
+def measure(backend: str, cfg: Config) -> list[Row]:
+    """Every N of ``cfg.processes`` on a fresh private store of ``backend``."""
+    rows = []
+    for n in cfg.processes:
+        with _store(backend) as (url, nodes):
+            rows.append(_measure_n(backend, url, nodes, n, cfg))
+    return rows
+
+
+def _row_line(row: Row, one: Row | None) -> str:
+    p = row.pace
+    eff = row.efficiency(one)
+    search = ", ".join(f"{s.racers}: p99 {s.p99_ms:.0f}" for s in row.steps) or "not run"
+    return (f"{row.backend} × {row.processes}: human pace {p.racers} racers "
+            f"(+{p.spectators} spectators) {p.rate:,.0f} moves/s, ack p50 {p.p50_ms:.1f} / "
+            f"p99 {p.p99_ms:.1f} ms, {p.errors} refused, {p.late_sends} moves sent late; "
+            f"search [{search}] → held {row.held:,} at p99 ≤ {TARGET_P99_MS:.0f} ms; "
+            f"full speed {row.rate:,.0f} moves/s ({row.rate / row.processes:,.0f} per "
+            f"process), p50 {row.p50_ms:.1f} / p99 {row.p99_ms:.1f} ms"
+            + (f", scaling efficiency {eff:.2f}" if eff is not None else "")
+            + f"; CPU µs/move: Redis {row.redis_us:.0f}, servers {row.server_us:.0f}, "
+            f"HAProxy {row.haproxy_us:.0f}, generator {row.generator_us:.0f}; full-speed "
+            f"sockets per process {'/'.join(map(str, row.sockets))}; load {row.load[0]:.1f} → "
+            f"{row.load[1]:.1f}")
+
+
+def table(rows: list[Row]) -> list[str]:
+    """The Markdown table of ``docs/capacity.md``."""
+    out = ["| store | processes | human pace: racers, ack p50 / p99 (ms) | most racers at "
+           "p99 ≤ 100 ms (tried) | full speed: moves/s (per process) | ack p99 (ms) | "
+           "scaling efficiency | Redis CPU µs/move | server CPU µs/move | load avg |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        one = next((r for r in rows if r.backend == row.backend and r.processes == 1), None)
+        eff = row.efficiency(one)
+        tried = max([row.pace.racers, *(s.racers for s in row.steps)])
+        out.append(
+            f"| {'one Redis' if row.backend == 'redis' else 'cluster (3+3)'} | "
+            f"{row.processes} | {row.pace.racers:,}: {row.pace.p50_ms:.0f} / "
+            f"{row.pace.p99_ms:.0f} | {row.held:,} ({tried:,}) | {row.rate:,.0f} "
+            f"({row.rate / row.processes:,.0f}) | {row.p99_ms:.0f} | "
+            f"{'–' if eff is None else f'{eff:.2f}'} | {row.redis_us:.0f} | "
+            f"{row.server_us:.0f} | {row.load[0]:.1f}–{row.load[1]:.1f} |")
+    return out
+
+
+def projection(rows: list[Row], cores: int = 16) -> list[str]:
+    """On paper: ``cores`` cores, one for Redis, HAProxy's share, the rest servers."""
+    one = next((r for r in rows if r.processes == 1), None)
+    if one is None or one.server_us <= 0:
+        return []
+    per_server = 1e6 / one.server_us
+    per_redis = 1e6 / max(1.0, one.redis_us)
+    lb_cores = max(1, round(cores * one.haproxy_us / (one.server_us + one.haproxy_us)))
+    servers = cores - 1 - lb_cores
+    moves = min(servers * per_server, per_redis)
+    share = one.held / PERIOD_S / one.rate if one.rate else 0.0
+    bound = "Redis" if moves == per_redis else "the servers"
+    return [f"projection from the {one.backend} × 1 row: one server process on its own core "
+            f"≈ {per_server:,.0f} moves/s; one Redis core ≈ {per_redis:,.0f} moves/s",
+            f"{cores} cores (1 Redis, {lb_cores} HAProxy, {servers} server processes): "
+            f"≈ {moves:,.0f} moves/s, bound by {bound}; at p99 ≤ 100 ms the racers held "
+            f"here moved at {share:.0%} of full speed → ≈ {moves * share * PERIOD_S:,.0f}"
+            f" human-pace racers"]
+
+
+
+def run(quick: bool, backends: tuple[str, ...] = BACKENDS,
+        processes: tuple[int, ...] | None = None) -> list[str]:
+    """Both stores (the cluster's rows when ``infra.redis_cluster`` exists)."""
+    cfg = QUICK if quick else Config()
+    if processes:
+        cfg = replace(cfg, processes=processes)
+    haproxy = subprocess.run(["sh", "-c", "haproxy -v 2>/dev/null || /usr/sbin/haproxy -v"],
+                             capture_output=True, text=True).stdout.split("\n")[0]
+    lines = [f"machine: nproc {os.cpu_count()}, load average "
+             f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())} at the start; {haproxy}; "
+             f"generator: {cfg.workers} worker processes"]
+    rows: list[Row] = []
+    for backend in backends:
+        if backend == "cluster":
+            try:
+                import infra.redis_cluster  # noqa: F401
+            except ImportError:
+                lines.append("cluster: skipped — Redis Cluster support is not installed "
+                             "(infra/redis_cluster.py is missing)")
+                continue
+        got = measure(backend, cfg)
+        rows += got
+        lines += [_row_line(r, got[0] if got[0].processes == 1 else None) for r in got]
+    lines += table(rows)
+    lines += projection([r for r in rows if r.backend == "redis"])
+    lines.append(f"load average at the end: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.capacity``: choose stores and process counts."""
+    parser = argparse.ArgumentParser(prog="python -m bench.capacity", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="short runs (smoke check)")
+    parser.add_argument("--backend", nargs="+", choices=BACKENDS, default=list(BACKENDS))
+    parser.add_argument("--processes", nargs="+", type=int, default=None)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    for line in run(args.quick, tuple(args.backend), tuple(args.processes or ())):
+        print(line, flush=True)
+    print(f"({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
