@@ -43,7 +43,8 @@ from pathlib import Path
 
 import redis
 
-from bench._capacity_load import PERIOD_S, Pace, Seat, children_cpu_s, full_speed, human_pace, setup
+from bench._capacity_load import Pace, Seat, children_cpu_s, full_speed, human_pace, setup
+from bench._capacity_report import TARGET_P99_MS, Row, projection, row_line, table
 from bench.redis import ENV as RATE_LIMITS
 from bench.redis import _cpu_s, _redis_server
 from bench.server import _port, _stop
@@ -54,7 +55,6 @@ from tests.redis.cluster import Cluster as ServerGroup
 __all__ = ["BACKENDS", "QUICK", "Config", "Row", "main", "measure", "run", "table"]
 
 BACKENDS = ("redis", "cluster")
-TARGET_P99_MS = 100.0
 SERVER_ENV = {**LOAD_LIMITS, **RATE_LIMITS, "LUCIE_TICK_MS": "250"}
 
 
@@ -68,7 +68,7 @@ class Config:
     max_racers: int = 6000
     search_s: float = 60.0
     warmup_s: float = 3.0
-    seconds: float = 10.0
+    seconds: float = 12.0
     full_racers: int = 200
     full_seconds: float = 8.0
     workers: int = field(default_factory=lambda: max(2, min(8, (os.cpu_count() or 2) // 2)))
@@ -76,31 +76,6 @@ class Config:
 
 QUICK = Config(racers=48, search_s=0.0, warmup_s=1.0, seconds=3.0, full_racers=48,
                full_seconds=2.0)
-
-
-@dataclass
-class Row:
-    """One store × N: the human-pace run, the search, the full-speed run."""
-
-    backend: str
-    processes: int
-    pace: Pace
-    steps: list[Pace]
-    held: int
-    rate: float
-    p50_ms: float
-    p99_ms: float
-    moves: int
-    redis_us: float
-    server_us: float
-    haproxy_us: float
-    generator_us: float
-    sockets: list[int]
-    load: tuple[float, float]
-
-    def efficiency(self, one: Row | None) -> float | None:
-        """moves/s here ÷ (N × moves/s at 1 process on the same store)."""
-        return self.rate / (self.processes * one.rate) if one else None
 
 
 def _redis_cpu_s(ports: list[int]) -> float:
@@ -204,64 +179,6 @@ def measure(backend: str, cfg: Config) -> list[Row]:
     return rows
 
 
-def _row_line(row: Row, one: Row | None) -> str:
-    p = row.pace
-    eff = row.efficiency(one)
-    search = ", ".join(f"{s.racers}: p99 {s.p99_ms:.0f}" for s in row.steps) or "not run"
-    return (f"{row.backend} × {row.processes}: human pace {p.racers} racers "
-            f"(+{p.spectators} spectators) {p.rate:,.0f} moves/s, ack p50 {p.p50_ms:.1f} / "
-            f"p99 {p.p99_ms:.1f} ms, {p.errors} refused, {p.late_sends} moves sent late; "
-            f"search [{search}] → held {row.held:,} at p99 ≤ {TARGET_P99_MS:.0f} ms; "
-            f"full speed {row.rate:,.0f} moves/s ({row.rate / row.processes:,.0f} per "
-            f"process), p50 {row.p50_ms:.1f} / p99 {row.p99_ms:.1f} ms"
-            + (f", scaling efficiency {eff:.2f}" if eff is not None else "")
-            + f"; CPU µs/move: Redis {row.redis_us:.0f}, servers {row.server_us:.0f}, "
-            f"HAProxy {row.haproxy_us:.0f}, generator {row.generator_us:.0f}; full-speed "
-            f"sockets per process {'/'.join(map(str, row.sockets))}; load {row.load[0]:.1f} → "
-            f"{row.load[1]:.1f}")
-
-
-def table(rows: list[Row]) -> list[str]:
-    """The Markdown table of ``docs/capacity.md``."""
-    out = ["| store | processes | human pace: racers, ack p50 / p99 (ms) | most racers at "
-           "p99 ≤ 100 ms (tried) | full speed: moves/s (per process) | ack p99 (ms) | "
-           "scaling efficiency | Redis CPU µs/move | server CPU µs/move | load avg |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
-    for row in rows:
-        one = next((r for r in rows if r.backend == row.backend and r.processes == 1), None)
-        eff = row.efficiency(one)
-        tried = max([row.pace.racers, *(s.racers for s in row.steps)])
-        out.append(
-            f"| {'one Redis' if row.backend == 'redis' else 'cluster (3+3)'} | "
-            f"{row.processes} | {row.pace.racers:,}: {row.pace.p50_ms:.0f} / "
-            f"{row.pace.p99_ms:.0f} | {row.held:,} ({tried:,}) | {row.rate:,.0f} "
-            f"({row.rate / row.processes:,.0f}) | {row.p99_ms:.0f} | "
-            f"{'–' if eff is None else f'{eff:.2f}'} | {row.redis_us:.0f} | "
-            f"{row.server_us:.0f} | {row.load[0]:.1f}–{row.load[1]:.1f} |")
-    return out
-
-
-def projection(rows: list[Row], cores: int = 16) -> list[str]:
-    """On paper: ``cores`` cores, one for Redis, HAProxy's share, the rest servers."""
-    one = next((r for r in rows if r.processes == 1), None)
-    if one is None or one.server_us <= 0:
-        return []
-    per_server = 1e6 / one.server_us
-    per_redis = 1e6 / max(1.0, one.redis_us)
-    lb_cores = max(1, round(cores * one.haproxy_us / (one.server_us + one.haproxy_us)))
-    servers = cores - 1 - lb_cores
-    moves = min(servers * per_server, per_redis)
-    share = one.held / PERIOD_S / one.rate if one.rate else 0.0
-    bound = "Redis" if moves == per_redis else "the servers"
-    return [f"projection from the {one.backend} × 1 row: one server process on its own core "
-            f"≈ {per_server:,.0f} moves/s; one Redis core ≈ {per_redis:,.0f} moves/s",
-            f"{cores} cores (1 Redis, {lb_cores} HAProxy, {servers} server processes): "
-            f"≈ {moves:,.0f} moves/s, bound by {bound}; at p99 ≤ 100 ms the racers held "
-            f"here moved at {share:.0%} of full speed → ≈ {moves * share * PERIOD_S:,.0f}"
-            f" human-pace racers"]
-
-
-
 def run(quick: bool, backends: tuple[str, ...] = BACKENDS,
         processes: tuple[int, ...] | None = None) -> list[str]:
     """Both stores (the cluster's rows when ``infra.redis_cluster`` exists)."""
@@ -284,9 +201,10 @@ def run(quick: bool, backends: tuple[str, ...] = BACKENDS,
                 continue
         got = measure(backend, cfg)
         rows += got
-        lines += [_row_line(r, got[0] if got[0].processes == 1 else None) for r in got]
+        lines += [row_line(r, got) for r in got]
     lines += table(rows)
     lines += projection([r for r in rows if r.backend == "redis"])
+    lines += projection([r for r in rows if r.backend == "cluster"])
     lines.append(f"load average at the end: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
     return lines
 
