@@ -49,7 +49,7 @@ from bench.redis import ENV as RATE_LIMITS
 from bench.redis import _cpu_s, _redis_server
 from bench.server import _port, _stop
 from infra.load.servers import LOAD_LIMITS
-from tests.redis.balancer import Balancer
+from tests.redis.balancer import Balancer, haproxy_binary
 from tests.redis.cluster import Cluster as ServerGroup
 
 __all__ = ["BACKENDS", "QUICK", "Config", "Row", "main", "measure", "run", "table"]
@@ -191,6 +191,8 @@ def run(quick: bool, backends: tuple[str, ...] = BACKENDS,
              f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())} at the start; {haproxy}; "
              f"generator: {cfg.workers} worker processes"]
     rows: list[Row] = []
+    if haproxy_binary() is None:
+        return [*lines, "skipped: haproxy is not installed (scripts/ensure-tools.sh)"]
     for backend in backends:
         if backend == "cluster":
             try:
