@@ -41,3 +41,10 @@ def test_capacity_rows_at_one_and_two_processes() -> None:
     assert len(lines) == 2 + len(rows)
     assert lines[2].startswith("| one Redis | 1 | 16: ")
     assert lines[3].startswith("| one Redis | 2 | 16: ")
+
+
+def test_capacity_is_a_benchmark_of_the_runner() -> None:
+    from bench.__main__ import available
+
+    assert "capacity" in available()
+    assert not [name for name in available() if name.startswith("_capacity")]
