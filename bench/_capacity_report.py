@@ -4,11 +4,12 @@
 **Projection.** Every move's events go to every process that has a socket in
 the room, so the servers' and Redis's CPU per move grow with the number of
 processes a room spans (≤ 8, its racers). Both are fitted over the measured
-N as ``a + b × (span − 1)`` (least squares); a machine of ``cores`` cores
-gives one core to Redis, HAProxy its measured share, the rest to server
-processes; moves/s is the smaller of what the servers and one Redis core
-sustain. Human-pace racers: the fraction of full speed at which the 1-process
-row still held p99 ≤ 100 ms, times 2 s per move.
+N as ``a + b × (span − 1)`` (least squares). A machine of ``cores`` cores
+running the servers, HAProxy and the store (the clients are elsewhere) does
+``cores`` ÷ (their CPU per move) moves/s, unless one Redis thread — the
+single Redis, or the cluster's busiest node — runs out first. Human-pace
+racers: the fraction of full speed at which the 1-process row still held p99
+≤ 100 ms, times 2 s per move.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ TARGET_P99_MS = 100.0
 @dataclass
 class Row:
     """One store × N: the human-pace run, the search, the full-speed run (CPU in
-    µs per accepted move over the full-speed run)."""
+    µs per accepted move over the full-speed run; Redis: all nodes, and the
+    busiest one)."""
 
     backend: str
     processes: int
@@ -39,6 +41,7 @@ class Row:
     p99_ms: float
     moves: int
     redis_us: float
+    redis_max_us: float
     server_us: float
     haproxy_us: float
     generator_us: float
@@ -62,6 +65,12 @@ def _one(rows: list[Row], row: Row) -> Row | None:
     return next((r for r in rows if r.backend == row.backend and r.processes == 1), None)
 
 
+def _redis(row: Row) -> str:
+    if row.redis_max_us >= row.redis_us - 0.5:
+        return f"{row.redis_us:.0f}"
+    return f"{row.redis_us:.0f} (busiest node {row.redis_max_us:.0f})"
+
+
 def row_line(row: Row, rows: list[Row]) -> str:
     """Every figure of ``row``, on one line."""
     p = row.pace
@@ -74,7 +83,7 @@ def row_line(row: Row, rows: list[Row]) -> str:
             f"full speed {row.rate:,.0f} moves/s ({row.rate / row.processes:,.0f} per "
             f"process), p50 {row.p50_ms:.1f} / p99 {row.p99_ms:.1f} ms"
             + (f", scaling efficiency {eff:.2f}" if eff is not None else "")
-            + f"; CPU µs/move: Redis {row.redis_us:.0f}, servers {row.server_us:.0f}, "
+            + f"; CPU µs/move: Redis {_redis(row)}, servers {row.server_us:.0f}, "
             f"HAProxy {row.haproxy_us:.0f}, generator {row.generator_us:.0f} — "
             f"{row.share():.0%} of the machine; full-speed sockets per process "
             f"{'/'.join(map(str, row.sockets))}; load {row.load[0]:.1f} → {row.load[1]:.1f}")
@@ -94,7 +103,7 @@ def table(rows: list[Row]) -> list[str]:
             f"{row.processes} | {row.pace.racers:,}: {row.pace.p50_ms:.0f} / "
             f"{row.pace.p99_ms:.0f} | {row.held:,} ({row.tried():,}) | {row.rate:,.0f} "
             f"({row.rate / row.processes:,.0f}), {row.p99_ms:.0f} | "
-            f"{'–' if eff is None else f'{eff:.2f}'} | {row.redis_us:.0f} / "
+            f"{'–' if eff is None else f'{eff:.2f}'} | {_redis(row)} / "
             f"{row.server_us:.0f} / {row.haproxy_us:.0f} / {row.generator_us:.0f} | "
             f"{row.share():.0%} | {row.load[0]:.1f}–{row.load[1]:.1f} |")
     return out
@@ -111,29 +120,31 @@ def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
 
 
 def projection(rows: list[Row], cores: int = 16) -> list[str]:
-    """On paper: ``cores`` cores — one for Redis, HAProxy's share, the rest servers."""
+    """On paper: ``cores`` cores running the servers, HAProxy and the store."""
     one = next((r for r in rows if r.processes == 1), None)
     if one is None or one.rate <= 0:
         return []
     a, b = _fit([(r.processes, r.server_us) for r in rows])
     c, d = _fit([(r.processes, r.redis_us) for r in rows])
-    lb_us = statistics.fmean(r.haproxy_us for r in rows)
-    out = [f"{one.backend}: fitted over N = {', '.join(str(r.processes) for r in rows)}: "
-           f"server CPU ≈ {a:.0f} + {b:.0f} × (processes a room spans − 1) µs/move, "
-           f"Redis ≈ {c:.0f} + {d:.0f} × (…) µs/move, HAProxy ≈ {lb_us:.0f} µs/move"]
-    lb_cores = max(1, round((cores - 1) * lb_us / (a + lb_us)))
-    servers = cores - 1 - lb_cores
+    e, f = _fit([(r.processes, r.redis_max_us) for r in rows])
+    lb = statistics.fmean(r.haproxy_us for r in rows)
+    out = [f"{one.backend}: fitted over N = {', '.join(str(r.processes) for r in rows)}, "
+           f"µs/move: servers ≈ {a:.0f} + {b:.0f} × (processes a room spans − 1), Redis ≈ "
+           f"{c:.0f} + {d:.0f} × (…) (busiest node {e:.0f} + {f:.0f} × …), HAProxy ≈ {lb:.0f}"]
     share = one.held / PERIOD_S / one.rate
-    at_least = "≥ " if one.held >= one.tried() else ""
-    for label, span in (("sockets spread by round robin", min(servers, PER_ROOM)),
-                        ("each room on one process (room-sticky balancing)", 1)):
-        server_rate = servers * 1e6 / (a + b * (span - 1))
-        redis_rate = 1e6 / max(1.0, c + d * (span - 1))
-        moves = min(server_rate, redis_rate)
-        bound = "one Redis core" if redis_rate < server_rate else "the servers"
-        out.append(f"{cores} cores, 1 Redis + {lb_cores} HAProxy + {servers} server "
-                   f"processes, {label}: servers {server_rate:,.0f} moves/s, one Redis core "
-                   f"{redis_rate:,.0f} → ≈ {moves:,.0f} moves/s (bound by {bound}); "
-                   f"≈ {at_least}{moves * share * PERIOD_S:,.0f} human-pace racers at "
-                   f"{share:.0%} of full speed (where 1 process held p99 ≤ 100 ms here)")
+    about = "≥" if one.held >= one.tried() else "≈"
+    for label, span in (("round robin, a room on 8 processes", PER_ROOM),
+                        ("room-sticky balancing, a room on 1 process", 1)):
+        server, store, busiest = a + b * (span - 1), c + d * (span - 1), e + f * (span - 1)
+        moves = cores * 1e6 / (server + lb + store)
+        bound = "the cores"
+        if 1e6 / busiest < moves:
+            moves = 1e6 / busiest
+            bound = "Redis's one thread" if one.backend == "redis" else "the busiest node"
+        out.append(f"{cores} cores, {label}: {server:,.0f} + {lb:.0f} + {store:.0f} µs/move "
+                   f"(servers, HAProxy, Redis) → ≈ {moves:,.0f} moves/s, bound by {bound} "
+                   f"(servers {moves * server / 1e6:.1f} cores, HAProxy {moves * lb / 1e6:.1f}"
+                   f", Redis {moves * store / 1e6:.1f}); {about} "
+                   f"{moves * share * PERIOD_S:,.0f} human-pace racers at {share:.0%} of "
+                   f"full speed (where 1 process held p99 ≤ 100 ms here)")
     return out

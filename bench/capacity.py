@@ -78,13 +78,14 @@ QUICK = Config(racers=48, search_s=0.0, warmup_s=1.0, seconds=3.0, full_racers=4
                full_seconds=2.0)
 
 
-def _redis_cpu_s(ports: list[int]) -> float:
-    total = 0.0
+def _redis_cpu_s(ports: list[int]) -> list[float]:
+    """CPU seconds (``used_cpu_sys + used_cpu_user``) of each node so far."""
+    out = []
     for port in ports:
         with redis.Redis(port=port) as client:
             cpu = client.info("cpu")
-        total += float(cpu["used_cpu_sys"]) + float(cpu["used_cpu_user"])
-    return total
+        out.append(float(cpu["used_cpu_sys"]) + float(cpu["used_cpu_user"]))
+    return out
 
 
 @contextlib.contextmanager
@@ -157,7 +158,8 @@ def _measure_n(backend: str, store_url: str, nodes: list[int], n: int,
                                                workers=cfg.workers)
             cpu = [(_cpu_s(p.pid) - c) / max(1, moves) * 1e6
                    for p, c in zip(watched, cpu0, strict=True)]
-            redis_us = (_redis_cpu_s(nodes) - redis0) / max(1, moves) * 1e6
+            per_node = [(t - t0) / max(1, moves) * 1e6
+                        for t, t0 in zip(_redis_cpu_s(nodes), redis0, strict=True)]
             gen_us = (children_cpu_s() - gen0) / max(1, moves) * 1e6
             after = lb.stats()  # the full-speed sockets each process got
             sockets = [int(after[k]["stot"]) - int(before[k]["stot"]) for k in lb.names]
@@ -166,8 +168,9 @@ def _measure_n(backend: str, store_url: str, nodes: list[int], n: int,
     finally:
         with contextlib.suppress(redis.RedisError):  # the store is thrown away anyway
             group.stop()
-    return Row(backend, n, pace, steps, held, rate, p50, p99, moves, redis_us,
-               sum(cpu[:-1]), cpu[-1], gen_us, sockets, (load0, os.getloadavg()[0]))
+    return Row(backend, n, pace, steps, held, rate, p50, p99, moves, sum(per_node),
+               max(per_node), sum(cpu[:-1]), cpu[-1], gen_us, sockets,
+               (load0, os.getloadavg()[0]))
 
 
 def measure(backend: str, cfg: Config) -> list[Row]:

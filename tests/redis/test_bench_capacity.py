@@ -35,7 +35,7 @@ def test_capacity_rows_at_one_and_two_processes() -> None:
         assert row.steps == []  # the quick form does not search
         assert row.moves > 0 and row.rate > 0
         assert len(row.sockets) == row.processes and min(row.sockets) > 0
-        assert row.redis_us > 0 and row.server_us > 0
+        assert 0 < row.redis_max_us <= row.redis_us and row.server_us > 0  # one node
     assert rows[0].efficiency(rows[0]) == pytest.approx(1.0)
     lines = table(rows)
     assert len(lines) == 2 + len(rows)
