@@ -52,6 +52,14 @@ class Row:
         """moves/s here ÷ (N × moves/s at 1 process on the same store)."""
         return self.rate / (self.processes * one.rate) if one else None
 
+    def cpu_efficiency(self, one: Row | None) -> float | None:
+        """CPU per move (servers + HAProxy + Redis) at 1 process ÷ at N: the scaling
+        efficiency where each process has its own core — unlike moves/s, steady
+        on a shared machine."""
+        if one is None:
+            return None
+        return _serving_us(one) / _serving_us(self)
+
     def share(self) -> float:
         """The part of the machine's CPU this run's processes used at full speed."""
         us = self.redis_us + self.server_us + self.haproxy_us + self.generator_us
@@ -59,6 +67,10 @@ class Row:
 
     def tried(self) -> int:
         return max([self.pace.racers, *(s.racers for s in self.steps)])
+
+
+def _serving_us(row: Row) -> float:
+    return row.server_us + row.haproxy_us + row.redis_us
 
 
 def _one(rows: list[Row], row: Row) -> Row | None:
@@ -82,7 +94,8 @@ def row_line(row: Row, rows: list[Row]) -> str:
             f"search [{search}] → held {row.held:,} at p99 ≤ {TARGET_P99_MS:.0f} ms; "
             f"full speed {row.rate:,.0f} moves/s ({row.rate / row.processes:,.0f} per "
             f"process), p50 {row.p50_ms:.1f} / p99 {row.p99_ms:.1f} ms"
-            + (f", scaling efficiency {eff:.2f}" if eff is not None else "")
+            + (f", scaling efficiency {eff:.2f} (by CPU per move "
+               f"{row.cpu_efficiency(_one(rows, row)):.2f})" if eff is not None else "")
             + f"; CPU µs/move: Redis {_redis(row)}, servers {row.server_us:.0f}, "
             f"HAProxy {row.haproxy_us:.0f}, generator {row.generator_us:.0f} — "
             f"{row.share():.0%} of the machine; full-speed sockets per process "
@@ -93,17 +106,17 @@ def table(rows: list[Row]) -> list[str]:
     """The Markdown table of ``docs/capacity.md``."""
     out = ["| store | processes | human pace: racers, ack p50 / p99 (ms) | most racers at "
            "p99 ≤ 100 ms (most tried) | full speed: moves/s (per process), ack p99 (ms) | "
-           "scaling efficiency | CPU µs/move: Redis / servers / HAProxy / generator | "
-           "share of the machine's CPU | load avg |",
+           "scaling efficiency: moves/s (CPU per move) | CPU µs/move: Redis / servers / "
+           "HAProxy / generator | share of the machine's CPU | load avg |",
            "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        eff = row.efficiency(_one(rows, row))
+        eff, cpu_eff = row.efficiency(_one(rows, row)), row.cpu_efficiency(_one(rows, row))
         out.append(
             f"| {'one Redis' if row.backend == 'redis' else 'cluster (3+3)'} | "
             f"{row.processes} | {row.pace.racers:,}: {row.pace.p50_ms:.0f} / "
             f"{row.pace.p99_ms:.0f} | {row.held:,} ({row.tried():,}) | {row.rate:,.0f} "
             f"({row.rate / row.processes:,.0f}), {row.p99_ms:.0f} | "
-            f"{'–' if eff is None else f'{eff:.2f}'} | {_redis(row)} / "
+            f"{'–' if eff is None else f'{eff:.2f} ({cpu_eff:.2f})'} | {_redis(row)} / "
             f"{row.server_us:.0f} / {row.haproxy_us:.0f} / {row.generator_us:.0f} | "
             f"{row.share():.0%} | {row.load[0]:.1f}–{row.load[1]:.1f} |")
     return out

@@ -16,7 +16,9 @@ processes. The load (``bench/_capacity_load.py``) runs in worker processes:
 * **CPU per move** over the full-speed phase: Redis (``INFO cpu``
   ``used_cpu_sys + used_cpu_user``, summed over every node), the servers and
   HAProxy (``/proc``), the generator (its workers' ``getrusage``), in µs;
-* **scaling efficiency**: moves/s at N ÷ (N × moves/s at 1).
+* **scaling efficiency**: moves/s at N ÷ (N × moves/s at 1); and by CPU per
+  move (servers + HAProxy + Redis at 1 ÷ at N), what it would be with a core
+  per process — the steadier of the two on a shared machine.
 
 The cluster rows need ``infra.redis_cluster.LocalRedisCluster`` (3 masters, 1
 replica each); without it they are skipped with a message. Load averages and

@@ -37,6 +37,8 @@ def test_capacity_rows_at_one_and_two_processes() -> None:
         assert len(row.sockets) == row.processes and min(row.sockets) > 0
         assert 0 < row.redis_max_us <= row.redis_us and row.server_us > 0  # one node
     assert rows[0].efficiency(rows[0]) == pytest.approx(1.0)
+    assert rows[0].cpu_efficiency(rows[0]) == pytest.approx(1.0)
+    assert (rows[1].cpu_efficiency(rows[0]) or 0) > 0
     lines = table(rows)
     assert len(lines) == 2 + len(rows)
     assert lines[2].startswith("| one Redis | 1 | 16: ")
