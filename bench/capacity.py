@@ -170,6 +170,8 @@ def _measure_n(backend: str, store_url: str, nodes: list[int], n: int,
     finally:
         with contextlib.suppress(redis.RedisError):  # the store is thrown away anyway
             group.stop()
+    for folder in (lb.dir, group.logdir):  # their logs are kept only when a run fails
+        shutil.rmtree(folder, ignore_errors=True)
     return Row(backend, n, pace, steps, held, rate, p50, p99, moves, sum(per_node),
                max(per_node), sum(cpu[:-1]), cpu[-1], gen_us, sockets,
                (load0, os.getloadavg()[0]))
