@@ -106,8 +106,8 @@ def _store(backend: str) -> Iterator[tuple[str, list[int]]]:
     from infra.redis_cluster import LocalRedisCluster
 
     cluster = LocalRedisCluster(masters=3, replicas=1)
-    cluster.start()
     try:
+        cluster.start()
         yield cluster.url, list(cluster.ports)
     finally:
         cluster.stop()
