@@ -25,7 +25,8 @@ replica each); without it they are skipped with a message. Load averages and
 ``nproc`` are printed: on a small machine the generator, HAProxy and Redis
 share the servers' cores, so the ratios say more than the absolute figures.
 
-``python -m bench capacity [--quick]`` runs both stores;
+``python -m bench capacity`` runs both stores (``--quick``: 1 and 2 processes, one store
+for both, a few seconds each);
 ``python -m bench.capacity [--quick] [--backend redis cluster] [--processes 1 2 4]``
 chooses.
 """
@@ -74,10 +75,12 @@ class Config:
     full_racers: int = 200
     full_seconds: float = 8.0
     workers: int = field(default_factory=lambda: max(2, min(8, (os.cpu_count() or 2) // 2)))
+    fresh_store: bool = True
 
 
-QUICK = Config(racers=48, search_s=0.0, warmup_s=1.0, seconds=3.0, full_racers=48,
-               full_seconds=2.0)
+QUICK = Config(processes=(1, 2), racers=48, search_s=0.0, warmup_s=1.0, seconds=3.0,
+               full_racers=48, full_seconds=2.0, fresh_store=False)
+"""The smoke check: 1 and 2 processes on one store, no search, a few seconds each."""
 
 
 def _redis_cpu_s(ports: list[int]) -> list[float]:
@@ -178,7 +181,11 @@ def _measure_n(backend: str, store_url: str, nodes: list[int], n: int,
 
 
 def measure(backend: str, cfg: Config) -> list[Row]:
-    """Every N of ``cfg.processes`` on a fresh private store of ``backend``."""
+    """Every N of ``cfg.processes`` on a private store of ``backend`` (a fresh one
+    for each N unless ``cfg.fresh_store`` is false)."""
+    if not cfg.fresh_store:
+        with _store(backend) as (url, nodes):
+            return [_measure_n(backend, url, nodes, n, cfg) for n in cfg.processes]
     rows = []
     for n in cfg.processes:
         with _store(backend) as (url, nodes):
