@@ -80,8 +80,8 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         None, validation_alias=AliasChoices(*_REDIS_URL_NAMES),
         description="`redis://[:password@]host:port/db?…` for shared state (the URL "
-                    "options: README, \"Scaling out\"); unset: the memory store of this "
-                    "process",
+                    "options: architecture.md, \"Scaling out on Redis\"); unset: the memory "
+                    "store of this process",
         json_schema_extra=_range("`redis://`, `rediss://`, `unix://` or `memory://` URL"))
     redis_prefix: str = Field(
         "lucie:", min_length=1,
