@@ -39,14 +39,11 @@ from typing import Any
 
 import redis
 
-from bench.server import _measure, _port, _setup, _spawn, _stop, _worker
+from bench.server import ENV, _measure, _port, _setup, _spawn, _stop, _worker
 
 __all__ = ["run"]
 
 SERVER = "from server.app import main; raise SystemExit(main())"
-ENV = {"LUCIE_WS_RATE": "1000000", "LUCIE_WS_BURST": "1000000",
-       "LUCIE_HTTP_RATE": "1000000", "LUCIE_HTTP_BURST": "1000000",
-       "LUCIE_SEND_QUEUE": "4096"}
 
 
 def _redis_server(port: int, workdir: Path) -> subprocess.Popen[bytes]:

@@ -33,10 +33,19 @@ from typing import Any
 import httpx
 import orjson
 
-__all__ = ["echo_app", "run"]
+__all__ = ["ENV", "echo_app", "run"]
 
 REPO = Path(__file__).resolve().parents[1]
 ROOMS, PER_ROOM = 25, 8
+ENV = {"LUCIE_WS_RATE": "1000000", "LUCIE_WS_BURST": "1000000",
+       "LUCIE_HTTP_RATE": "1000000", "LUCIE_HTTP_BURST": "1000000",
+       "LUCIE_SEND_QUEUE": "4096",
+       # every client is on one address: lift the per-address budgets and caps
+       "LUCIE_JOIN_PER_MIN": "60000", "LUCIE_JOIN_BURST": "100000",
+       "LUCIE_CREATE_PER_MIN": "60000", "LUCIE_CREATE_BURST": "100000",
+       "LUCIE_WAITING_ROOMS_PER_ADDRESS": "100000",
+       "LUCIE_SOCKETS_PER_ADDRESS": "100000", "LUCIE_SPECTATORS_PER_ROOM": "100000"}
+"""The servers' settings for the benchmarks (``bench.redis`` too): no rate limits."""
 
 
 def _port() -> int:
@@ -233,14 +242,7 @@ def run(quick: bool) -> list[str]:
     seconds = 2.0 if quick else 8.0
     idle_n = 500 if quick else 5000
     workers = 2
-    env = {"LUCIE_WS_RATE": "1000000", "LUCIE_WS_BURST": "1000000",
-           "LUCIE_HTTP_RATE": "1000000", "LUCIE_HTTP_BURST": "1000000",
-           "LUCIE_SEND_QUEUE": "4096",
-           # every client is on one address: lift the per-address budgets and caps
-           "LUCIE_JOIN_PER_MIN": "60000", "LUCIE_JOIN_BURST": "100000",
-           "LUCIE_CREATE_PER_MIN": "60000", "LUCIE_CREATE_BURST": "100000",
-           "LUCIE_WAITING_ROOMS_PER_ADDRESS": "100000",
-           "LUCIE_SOCKETS_PER_ADDRESS": "100000", "LUCIE_SPECTATORS_PER_ROOM": "100000"}
+    env = ENV
     lines = []
     port = _port()
     server = _spawn("from server.app import main; raise SystemExit(main())", port, env)
