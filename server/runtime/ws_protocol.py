@@ -29,6 +29,14 @@ peer to read everything first).
 :func:`ws_protocol_class` maps ``LUCIE_WS_IMPL`` to the class uvicorn runs; the
 legacy ``websockets`` implementation, which closes slow peers itself, is passed
 through unchanged (its reset sockets stay in cycles until the full collection).
+
+Frames written to one socket within one turn of the event loop go out in one
+write (:class:`CorkedTransport`): a racer's ack and the progress event of the
+same move, or several events of a busy room, cost one ``send`` system call
+instead of one each — the writes were the largest single cost of a move's
+fan-out under load (docs/capacity.md, "Latency: where an ack's time goes").
+Every write of the protocol (frames, pings, pongs, the close) goes through the
+same buffer, so their order is kept, and a close sends what is buffered first.
 """
 
 from __future__ import annotations
@@ -41,12 +49,53 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from server.errors import RequestInvalid
 
-__all__ = ["SansIOProtocol", "ws_protocol_class"]
+__all__ = ["CorkedTransport", "SansIOProtocol", "ws_protocol_class"]
 
 _NOT_UTF8 = 1007
 """Close code for socket text that is not UTF-8 (RFC 6455 "invalid frame payload
 data"; ``REGISTRY["request/invalid"].also_close``)."""
 assert _NOT_UTF8 in RequestInvalid.spec.also_close
+
+
+class CorkedTransport:
+    """A transport whose writes of one loop turn are sent as one write, on the
+    next turn; ``close`` sends them first, ``abort`` drops them. Anything else
+    is the wrapped transport's."""
+
+    __slots__ = ("_buffer", "_loop", "transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self.transport = transport
+        self._loop = loop
+        self._buffer: list[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        if self._buffer is None:
+            self._buffer = [data]
+            self._loop.call_soon(self.flush)
+        else:
+            self._buffer.append(data)
+
+    def flush(self) -> None:
+        """Send what is buffered (nothing once the transport is closing)."""
+        buffer, self._buffer = self._buffer, None
+        if buffer and not self.transport.is_closing():
+            self.transport.write(buffer[0] if len(buffer) == 1 else b"".join(buffer))
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def abort(self) -> None:
+        self._buffer = None
+        self.transport.abort()
+
+    def get_write_buffer_size(self) -> int:
+        pending = sum(map(len, self._buffer)) if self._buffer else 0
+        return self.transport.get_write_buffer_size() + pending
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
 
 
 class _ClosesWithoutWaiting:
@@ -85,8 +134,13 @@ class _ClosesWithoutWaiting:
 
 class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol; a lost connection ends its
-    parser, a close does not wait for the peer to read, and a text message
-    that is not UTF-8 is the client's error, not the server's."""
+    parser, a close does not wait for the peer to read, a text message
+    that is not UTF-8 is the client's error, not the server's, and the writes
+    of one loop turn are one write (:class:`CorkedTransport`)."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.transport = CorkedTransport(self.transport, self.loop)  # type: ignore[assignment]
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
