@@ -157,7 +157,7 @@ class Play:
                                             status=new.status).logged())
             try:
                 new_rev, _ = await self.store.racers.save_racer(
-                    room.id, racer_id, new.model_dump(mode="json"), rev,
+                    room.id, racer_id, new.stored(), rev,
                     answer=(client_move_id, {"version": new.version,
                                              "applied": len(decision.applied),
                                              "reach_time_ms": new.reach_time_ms}),
