@@ -239,7 +239,7 @@ def json_object_problem(raw: str | bytes) -> str | None:
         if isinstance(value, dict) and orjson.dumps(value) == (
                 raw.encode() if isinstance(raw, str) else raw):
             return None
-    except ValueError:  # not JSON for orjson (a big integer too): the full check says
+    except (ValueError, TypeError):  # not for orjson (big integers, deep nesting)
         pass
     if not raw.strip():
         return "the body is empty: send a JSON object ({} for all defaults)"
