@@ -10,8 +10,9 @@ from typing import Any
 import orjson
 import pytest
 import websockets
+from websockets.protocol import State
 
-from server.runtime.ws_protocol import CorkedTransport
+from server.runtime.ws_protocol import CorkedTransport, _text_frame
 
 from .live import live_server
 
@@ -76,6 +77,17 @@ async def test_close_sends_the_buffer_first_abort_drops_it() -> None:
     corked.abort()
     await asyncio.sleep(0)
     assert wire.writes == [] and wire.aborted
+
+
+@pytest.mark.parametrize("size", [0, 125, 126, 300, 65_535, 65_536, 70_000])
+def test_a_shared_frame_is_the_frame_websockets_writes(size: int) -> None:
+    from websockets.server import ServerProtocol
+
+    conn = ServerProtocol()
+    conn.state = State.OPEN
+    text = ("é" + "x" * size)[:size]
+    conn.send_text(text.encode())
+    assert _text_frame(text) == b"".join(conn.data_to_send())
 
 
 async def test_nothing_is_written_to_a_closing_transport() -> None:
