@@ -145,8 +145,9 @@ class Play:
                 raise error
             new, after = decision.racer, decision.game
             view = self._game_view(room, new, after, now)
-            ack = Ack.model_construct(client_move_id=client_move_id, version=new.version,
-                                      race_clock_ms=clock, applied=decision.applied, game=view)
+            # validated, yet cheaper than model_construct's Python loop (issue 23)
+            ack = Ack(client_move_id=client_move_id, version=new.version,
+                      race_clock_ms=clock, applied=decision.applied, game=view)
             shown = present.race_clock(room, now)
             events = [ProgressEvent(race_clock_ms=shown, racer=racer_id,
                                     foundation_cards=new.foundation_cards, moves=new.version,
