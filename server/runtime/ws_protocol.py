@@ -139,6 +139,37 @@ class _ClosesWithoutWaiting:
             self.loop.call_later(self.close_timeout, self.transport.abort)
 
 
+class _Inbox:
+    """uvicorn's queue of received messages (``put_nowait``, ``get``,
+    ``empty``: all it calls) as a list and one future while the app waits:
+    an :class:`asyncio.Queue` holds three deques and an event, ~3 KB for
+    every idle socket (issue 23)."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Any:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+
 @functools.lru_cache(maxsize=64)
 def _text_frame(text: str) -> bytes:
     """The server's (unmasked) frame of a text message, made once per message
@@ -149,8 +180,13 @@ def _text_frame(text: str) -> bytes:
 class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol; a lost connection ends its
     parser, a close does not wait for the peer to read, a text message
-    that is not UTF-8 is the client's error, not the server's, and the writes
-    of one loop turn are one write (:class:`CorkedTransport`)."""
+    that is not UTF-8 is the client's error, not the server's, the writes
+    of one loop turn are one write (:class:`CorkedTransport`), and an idle
+    socket holds less (:class:`_Inbox`; the handshake is let go once done)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue = _Inbox()  # type: ignore[assignment]
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -163,13 +199,17 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     async def send(self, message: Any) -> None:
         text = message.get("text") if message["type"] == "websocket.send" else None
         if text is not None and self.writable.is_set() and not self.close_sent \
-                and not self.disconnected and self.handshake_complete and self.initial_response is None \
-                and self.conn.state is State.OPEN and not self.conn.extensions \
-                and not self.conn.expect_continuation_frame:
+                and not self.disconnected and self.handshake_complete \
+                and self.initial_response is None and self.conn.state is State.OPEN \
+                and not self.conn.extensions and not self.conn.expect_continuation_frame:
             # what uvicorn and websockets would write for it (module docstring)
             self.transport.write(_text_frame(text))
             return
         await super().send(message)
+        if message["type"] == "websocket.accept" and self.handshake_complete:
+            # the handshake's request and response are not read again: their
+            # headers were ~3.5 KB held by every idle socket (issue 23)
+            self.request = self.response = None  # type: ignore[assignment]
 
     def send_receive_event_to_app(self) -> None:
         # uvicorn fails such a socket with 1007 too, but logs a traceback at
