@@ -170,6 +170,45 @@ class _Inbox:
         return self._items.pop(0)
 
 
+class _Writable:
+    """uvicorn's ``writable`` event (``wait``, ``set``, ``clear``, ``is_set``)
+    without the deque an :class:`asyncio.Event` allocates up front (~0.8 KB
+    per idle socket; issue 23): waiters are listed only while the transport
+    is paused."""
+
+    __slots__ = ("_set", "_waiters")
+
+    def __init__(self) -> None:
+        self._set = True
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> bool:
+        while not self._set:
+            waiter = asyncio.get_running_loop().create_future()
+            if self._waiters is None:
+                self._waiters = []
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                if self._waiters is not None and waiter in self._waiters:
+                    self._waiters.remove(waiter)
+        return True
+
+
 @functools.lru_cache(maxsize=64)
 def _text_frame(text: str) -> bytes:
     """The server's (unmasked) frame of a text message, made once per message
@@ -182,11 +221,13 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     parser, a close does not wait for the peer to read, a text message
     that is not UTF-8 is the client's error, not the server's, the writes
     of one loop turn are one write (:class:`CorkedTransport`), and an idle
-    socket holds less (:class:`_Inbox`; the handshake is let go once done)."""
+    socket holds less (:class:`_Inbox`, :class:`_Writable`; the handshake's
+    response is let go once sent)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = _Inbox()  # type: ignore[assignment]
+        self.writable = _Writable()  # type: ignore[assignment]
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)

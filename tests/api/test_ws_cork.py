@@ -113,3 +113,29 @@ async def test_a_burst_is_answered_in_full_on_a_real_socket() -> None:
             answers = [orjson.loads(await ws.recv()) for _ in range(51)]
             assert [a["t"] for a in answers] == ["pong"] * 50 + ["error"]
             assert answers[-1]["d"]["code"] == "auth/missing"
+
+
+async def test_the_light_inbox_and_writable_flag() -> None:
+    """uvicorn's receive queue and ``writable`` event, made lighter per socket."""
+    from server.runtime.ws_protocol import _Inbox, _Writable
+
+    inbox = _Inbox()
+    assert inbox.empty()
+    getter = asyncio.ensure_future(inbox.get())
+    await asyncio.sleep(0)
+    inbox.put_nowait("a")
+    inbox.put_nowait("b")
+    assert await getter == "a" and not inbox.empty()
+    assert await inbox.get() == "b" and inbox.empty()
+
+    flag = _Writable()
+    assert flag.is_set() and await flag.wait()
+    flag.clear()
+    waiters = [asyncio.ensure_future(flag.wait()) for _ in range(3)]
+    await asyncio.sleep(0)
+    waiters[0].cancel()  # a cancelled wait leaves nothing behind
+    await asyncio.sleep(0)
+    assert not any(w.done() for w in waiters[1:])
+    flag.set()
+    assert await asyncio.gather(*waiters[1:]) == [True, True]
+    assert flag._waiters is None
