@@ -23,3 +23,26 @@ def test_stored_is_model_dump_once_encoded() -> None:
     moved = after_move(racer.model_copy(update={"log": []}), played, 1234)
     assert isinstance(moved.log[0], tuple)
     assert encode_record(moved.stored()) == encode_record(moved.model_dump(mode="json"))
+
+
+def test_progress_logged_is_the_models_logged() -> None:
+    """The move path's progress event (``events.progress_logged``, issue 23) is
+    what ``ProgressEvent(...).logged()`` gives, keys in the same order."""
+    import orjson
+    import pytest
+
+    from server.race.events import ProgressEvent, parse_event, progress_logged
+
+    for values in ({"race_clock_ms": 0, "racer": "r", "foundation_cards": 0, "moves": 1,
+                    "redeals_used": 0, "merci_used": False, "status": "playing",
+                    "reach_time_ms": None},
+                   {"race_clock_ms": 91_000, "racer": "abc", "foundation_cards": 52,
+                    "moves": 140, "redeals_used": 2, "merci_used": True, "status": "won",
+                    "reach_time_ms": 90_500}):
+        fast = progress_logged(**values)  # type: ignore[arg-type]
+        model = ProgressEvent(**values).logged()  # type: ignore[arg-type]
+        assert orjson.dumps(fast) == orjson.dumps(model)
+        assert parse_event({"seq": 3, **fast}) == ProgressEvent(seq=3, **values)  # type: ignore[arg-type]
+    with pytest.raises(AssertionError):
+        progress_logged(race_clock_ms=1, racer="r", foundation_cards=0, moves=1, redeals_used=0,
+                        merci_used=False, status="resigned", reach_time_ms=None)
