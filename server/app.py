@@ -43,7 +43,7 @@ from server.api.quick_routes import quick_config, quick_routes
 from server.api.rematch_routes import rematch_routes
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import attach_solver, solver_routes
-from server.api.ws import room_socket
+from server.api.ws_endpoint import room_socket
 from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
 from server.runtime.cancel import raise_if_cancelled

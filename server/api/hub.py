@@ -58,13 +58,14 @@ class Listener:
     thousands of idle sockets each hold one, so it is kept small.
     """
 
-    __slots__ = ("_items", "_on_overflow", "_waiter", "closing", "dead", "size")
+    __slots__ = ("_items", "_on_overflow", "_start", "_waiter", "closing", "dead", "size")
 
     def __init__(self, size: int, on_overflow: Callable[[], None]) -> None:
         self.size = size
         self._items: list[Item] = []
         self._waiter: asyncio.Future[None] | None = None
         self._on_overflow = on_overflow
+        self._start: Callable[[], object] | None = None
         self.dead = False
         self.closing: tuple[int, str] | None = None
 
@@ -78,7 +79,19 @@ class Listener:
         self._items.append(item)
         self._wake()
 
+    def arm(self, start: Callable[[], object] | None) -> None:
+        """Call ``start`` once, with the next item queued (at once if one is):
+        a connection starts its sender task only when it has something to
+        send, so an idle socket holds none (issue 23)."""
+        self._start = start
+        if start is not None and self._items:
+            self._wake()
+
     def _wake(self) -> None:
+        start = self._start
+        if start is not None:
+            self._start = None
+            start()
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -108,6 +121,7 @@ class Listener:
         reference cycle that left every closed socket's objects (~200, with
         the protocol's and the transport's) to the full collection (issue 8)."""
         self._on_overflow = _ignore
+        self._start = None
 
     def close(self, code: int, reason: str) -> None:
         """Drop what is queued; the connection's next item closes it with ``code``."""

@@ -5,6 +5,9 @@ Bearer`` header, or an ``auth`` message) also sends moves and gets acks.
 Each connection has one receiver (decode → one authority call) and one
 sender draining a bounded queue (:mod:`server.api.hub`), so acks and events
 go out in order and a slow client is closed (4000) without stalling others.
+The sender task starts with the first item to send: an idle socket holds
+none. The endpoint (admission, ``since``, the token) is
+:mod:`server.api.ws_endpoint`.
 
 Close codes: the registry's for each error code (:data:`server.errors.REGISTRY`),
 4000 too slow. A move the store could not take is refused with
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import time
 from typing import Any
@@ -36,7 +40,6 @@ from server.errors import (
     RoomNotFound,
     ServiceError,
     StoreError,
-    StoreUnavailable,
 )
 from server.race.authority import RaceAuthority
 from server.race.views import RoomView
@@ -44,7 +47,6 @@ from server.runtime import metrics
 from server.runtime.jsoncodec import json_bytes
 from server.runtime.settings import Settings
 
-from .admission import Admission, deny_socket
 from .errors import socket_store_error, validation_details
 from .hub import Hub, Listener
 from .models import (
@@ -58,9 +60,8 @@ from .models import (
 )
 from .observe import note_socket, observed_move
 from .ratelimit import TokenBucket
-from .rest import bearer_token
 
-__all__ = ["room_socket"]
+__all__ = ["Connection", "close_args"]
 
 log = logging.getLogger("server.api.ws")
 
@@ -73,15 +74,15 @@ def _text(t: str, d: Any = None) -> str:
     return json_bytes(msg).decode()
 
 
-def _close(cls: type[ServiceError], text: str = "") -> tuple[int, str]:
+def close_args(cls: type[ServiceError], text: str = "") -> tuple[int, str]:
     """The registry's close code of ``cls`` and its reason (the code, then ``text``)."""
     assert cls.close is not None, f"{cls.code} closes no socket"
     return cls.close, f"{cls.code}: {text}" if text else cls.code
 
 
-class _Connection:
-    __slots__ = ("_kick", "_received", "_sender_task", "authority", "bucket", "hub", "last_seq",
-                 "listener", "racer_id", "room_id", "settings", "token", "ws")
+class Connection:
+    __slots__ = ("_context", "_kick", "_received", "_sender_task", "authority", "bucket", "hub",
+                 "last_seq", "listener", "racer_id", "room_id", "settings", "token", "ws")
 
     def __init__(self, ws: WebSocket, room_id: str, racer_id: str | None,
                  token: str | None) -> None:
@@ -99,6 +100,7 @@ class _Connection:
         self._received = 0.0  # when the message being handled arrived (perf_counter)
         self._sender_task: asyncio.Task[None] | None = None
         self._kick: asyncio.Task[None] | None = None
+        self._context: contextvars.Context | None = None
 
     def _slow(self) -> None:
         """The send queue overflowed: stop the sender (it may be blocked on a
@@ -148,21 +150,25 @@ class _Connection:
         try:
             room = await self.authority.get_room(self.room_id)
             if since is not None and since > room.seq:  # no client saw such an event
-                await self.ws.close(*_close(RequestInvalid, f"since {since} is after the "
+                await self.ws.close(*close_args(RequestInvalid, f"since {since} is after the "
                                                             f"room's last event ({room.seq})"))
                 return
             await self._welcome(room)
+            del room  # not held for the socket's life: ~4 KB per idle socket (issue 23)
             note_socket(self.ws.scope, self.room_id, self.racer_id)
             if since is not None and since != self.last_seq:
                 now = self.last_seq
                 self.last_seq = since
                 await self._catch_up(now)
             # the receiver runs in this coroutine (one task less per socket); it
-            # returns when the peer goes, or after asking the sender to close
-            sender = self._sender_task = asyncio.create_task(self._sender())
+            # returns when the peer goes, or after asking the sender to close.
+            # The sender starts with the first item to send (_start_sender)
+            self._context = contextvars.copy_context()
+            self.listener.arm(self._start_sender)
             try:
                 await self._receiver()
             finally:
+                sender = self._start_sender()
                 if self.listener.dead and not sender.done():
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(asyncio.shield(sender), 2.0)
@@ -184,8 +190,16 @@ class _Connection:
             # break the cycles through this connection (its tasks' tracebacks
             # hold it; the listener holds its overflow method): a closed socket
             # is then freed at once, not left to the full collection (issue 8)
-            self._sender_task = self._kick = None
+            self._sender_task = self._kick = self._context = None
             self.listener.release()
+
+    def _start_sender(self) -> asyncio.Task[None]:
+        """The sender task, started in the socket's context with the first item
+        to send: an idle socket holds no task for it (issue 23)."""
+        if self._sender_task is None:
+            self.listener.arm(None)
+            self._sender_task = asyncio.create_task(self._sender(), context=self._context)
+        return self._sender_task
 
     async def _sender(self) -> None:
         listener = self.listener
@@ -203,7 +217,7 @@ class _Connection:
             elif kind == "resync":
                 await self._snapshot()
             elif kind == "gone":
-                await self.ws.close(*_close(RoomNotFound, "the room is gone"))
+                await self.ws.close(*close_args(RoomNotFound, "the room is gone"))
                 return
             elif kind == "close":
                 await self.ws.close(seq, text)
@@ -220,10 +234,10 @@ class _Connection:
             if raw is None:
                 raw = message.get("bytes") or b""
             if not self.bucket.take():
-                self.listener.close(*_close(RateLimited, "too many messages"))
+                self.listener.close(*close_args(RateLimited, "too many messages"))
                 return
             if len(raw) > limit:
-                self.listener.close(*_close(RequestTooLarge, f"messages are at most {limit} B"))
+                self.listener.close(*close_args(RequestTooLarge, f"messages are at most {limit} B"))
                 return
             problem = json_object_problem(raw)
             if problem is not None:
@@ -279,7 +293,7 @@ class _Connection:
             try:
                 _, racer_id = await self.authority.authenticate(self.room_id, msg.d.token)
             except RaceError:
-                self.listener.close(*_close(AuthInvalidToken))
+                self.listener.close(*close_args(AuthInvalidToken))
                 return
             self.racer_id, self.token = racer_id, msg.d.token
             note_socket(self.ws.scope, self.room_id, racer_id)
@@ -294,55 +308,3 @@ class _Connection:
                                                msg.d.ready)
             else:
                 await self.authority.resign(self.room_id, self.racer_id, self.token)
-
-
-async def room_socket(ws: WebSocket) -> None:
-    """The WebSocket endpoint (module docstring), once ``server.api.admission``
-    admits the socket (past a cap the upgrade is refused: nothing is opened)."""
-    authority: RaceAuthority = ws.app.state.authority
-    admission: Admission = ws.app.state.admission
-    token = bearer_token(ws.headers)
-    address = ws.client.host if ws.client else "-"
-    try:
-        ticket = admission.open_socket(address, ws.path_params["room"], spectator=token is None)
-    except RaceError as exc:
-        await deny_socket(ws, exc, _close(type(exc), exc.message))
-        return
-    try:
-        await _serve(ws, authority, token)
-    finally:
-        admission.close_socket(ticket)
-
-
-async def _serve(ws: WebSocket, authority: RaceAuthority, token: str | None) -> None:
-    since_raw = ws.query_params.get("since")
-    await ws.accept()
-    try:
-        since = None
-        if since_raw is not None:
-            if not (since_raw.isascii() and since_raw.isdigit()) or len(since_raw) > 18:
-                await ws.close(*_close(RequestInvalid, "since is a sequence number"))
-                return
-            since = int(since_raw)
-        try:
-            room_id = (await authority.get_room(ws.path_params["room"])).id
-        except RoomNotFound:
-            await ws.close(*_close(RoomNotFound))
-            return
-        racer_id = None
-        if token is not None:
-            try:
-                _, racer_id = await authority.authenticate(room_id, token)
-            except RaceError:
-                await ws.close(*_close(AuthInvalidToken))
-                return
-        await _Connection(ws, room_id, racer_id, token).run(since)
-    except WebSocketDisconnect:
-        return
-    except StoreError:  # Redis away: tell the client to come back (IANA 1013)
-        with contextlib.suppress(Exception):
-            await ws.close(*_close(StoreUnavailable, "try again in a second"))
-    except Exception as exc:  # never leak a traceback to the peer
-        log.error("websocket handler failed: %s", type(exc).__name__, exc_info=exc)
-        with contextlib.suppress(Exception):
-            await ws.close(*_close(ServiceError))

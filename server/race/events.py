@@ -39,6 +39,7 @@ __all__ = [
     "RoomEvent",
     "StartedEvent",
     "parse_event",
+    "progress_logged",
 ]
 
 ProgressStatus = Literal["playing", "won", "stuck"]
@@ -127,6 +128,22 @@ class ProgressEvent(_Event):
     reach_time_ms: int | None = Field(
         description="race clock (ms) of the move that last changed the foundation "
         "count; null while none has")
+
+
+def progress_logged(*, race_clock_ms: int | None, racer: str, foundation_cards: int,
+                    moves: int, redeals_used: int, merci_used: bool, status: str,
+                    reach_time_ms: int | None) -> dict[str, Any]:
+    """``ProgressEvent(...).logged()`` for values the authority has checked, without
+    building and dumping the model: one per accepted move, it was ~4 % of a move's
+    CPU (issue 23). The same keys in the same order (tests/race keep them equal)."""
+    assert race_clock_ms is not None and status in _PROGRESS, (race_clock_ms, status)
+    return {"type": "progress", "race_clock_ms": race_clock_ms, "racer": racer,
+            "foundation_cards": foundation_cards, "moves": moves,
+            "redeals_used": redeals_used, "merci_used": merci_used, "status": status,
+            "reach_time_ms": reach_time_ms}
+
+
+_PROGRESS: Final = frozenset(get_args(ProgressStatus))
 
 
 class FinishedEvent(_Event):

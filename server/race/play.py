@@ -19,7 +19,7 @@ from . import journal, present, visibility
 from .access import authorize, check_racing
 from .cache import RaceCache
 from .decide import Accepted, decide_move, result_of
-from .events import FinishedEvent, ProgressEvent
+from .events import FinishedEvent, progress_logged
 from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
 from .timers import RETRIES, Timers
@@ -145,19 +145,20 @@ class Play:
                 raise error
             new, after = decision.racer, decision.game
             view = self._game_view(room, new, after, now)
-            ack = Ack.model_construct(client_move_id=client_move_id, version=new.version,
-                                      race_clock_ms=clock, applied=decision.applied, game=view)
+            # validated, yet cheaper than model_construct's Python loop (issue 23)
+            ack = Ack(client_move_id=client_move_id, version=new.version,
+                      race_clock_ms=clock, applied=decision.applied, game=view)
             shown = present.race_clock(room, now)
-            events = [ProgressEvent(race_clock_ms=shown, racer=racer_id,
-                                    foundation_cards=new.foundation_cards, moves=new.version,
-                                    redeals_used=new.redeals_used, merci_used=new.merci_used,
-                                    status=new.status, reach_time_ms=new.reach_time_ms).logged()]
+            events = [progress_logged(
+                race_clock_ms=shown, racer=racer_id, foundation_cards=new.foundation_cards,
+                moves=new.version, redeals_used=new.redeals_used, merci_used=new.merci_used,
+                status=new.status, reach_time_ms=new.reach_time_ms)]
             if new.final:
                 events.append(FinishedEvent(race_clock_ms=shown, racer=racer_id,
                                             status=new.status).logged())
             try:
                 new_rev, _ = await self.store.racers.save_racer(
-                    room.id, racer_id, new.model_dump(mode="json"), rev,
+                    room.id, racer_id, new.stored(), rev,
                     answer=(client_move_id, {"version": new.version,
                                              "applied": len(decision.applied),
                                              "reach_time_ms": new.reach_time_ms}),

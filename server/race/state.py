@@ -115,3 +115,9 @@ class RacerRecord(_Record):
     def version(self) -> int:
         """Moves applied so far (the log length)."""
         return len(self.log)
+
+    def stored(self) -> dict[str, Any]:
+        """What the store keeps: the fields as ``model_dump(mode="json")`` gives
+        them once encoded, without pydantic's walk of the whole log on every
+        move (the store's JSON writes the log's tuples as arrays)."""
+        return dict(self.__dict__)

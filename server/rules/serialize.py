@@ -21,13 +21,16 @@ from .position import EMPTY_CELL, Position
 
 __all__ = ["moves_from_json", "moves_to_json", "position_from_json", "position_to_json"]
 
+_TEXT: tuple[str, ...] = tuple(card_str(c) for c in range(4 * 13))
+""":func:`card_str` of every card, looked up: every ack carries its board (issue 23)."""
+
 
 def position_to_json(pos: Position) -> dict[str, Any]:
     """Position as a JSON object (module docstring)."""
     return {
-        "fans": [[card_str(c) for c in fan] for fan in pos.fans],
+        "fans": [[_TEXT[c] for c in fan] for fan in pos.fans],
         "foundations": [[SUITS[i % 4], top] for i, top in enumerate(pos.foundations)],
-        "cells": [None if c == EMPTY_CELL else card_str(c) for c in pos.cells],
+        "cells": [None if c == EMPTY_CELL else _TEXT[c] for c in pos.cells],
         "redeals_used": pos.redeals_used,
         "merci_used": pos.merci_used,
         "foundation_cards": pos.foundation_cards,

@@ -29,24 +29,80 @@ peer to read everything first).
 :func:`ws_protocol_class` maps ``LUCIE_WS_IMPL`` to the class uvicorn runs; the
 legacy ``websockets`` implementation, which closes slow peers itself, is passed
 through unchanged (its reset sockets stay in cycles until the full collection).
+
+Frames written to one socket within one turn of the event loop go out in one
+write (:class:`CorkedTransport`): a racer's ack and the progress event of the
+same move, or several events of a busy room, cost one ``send`` system call
+instead of one each — the writes were the largest single cost of a move's
+fan-out under load (docs/capacity.md, "Latency: where an ack's time goes").
+Every write of the protocol (frames, pings, pongs, the close) goes through the
+same buffer, so their order is kept, and a close sends what is buffered first.
+A text message on an open socket without extensions (no compression: the
+default) is framed once for all its recipients (:func:`_text_frame`: a room
+event goes to every socket of the room as the same bytes) and written
+without the library's per-frame work.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
 
 from server.errors import RequestInvalid
 
-__all__ = ["SansIOProtocol", "ws_protocol_class"]
+__all__ = ["CorkedTransport", "SansIOProtocol", "ws_protocol_class"]
 
 _NOT_UTF8 = 1007
 """Close code for socket text that is not UTF-8 (RFC 6455 "invalid frame payload
 data"; ``REGISTRY["request/invalid"].also_close``)."""
 assert _NOT_UTF8 in RequestInvalid.spec.also_close
+
+
+class CorkedTransport:
+    """A transport whose writes of one loop turn are sent as one write, on the
+    next turn; ``close`` sends them first, ``abort`` drops them. Anything else
+    is the wrapped transport's."""
+
+    __slots__ = ("_buffer", "_loop", "transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self.transport = transport
+        self._loop = loop
+        self._buffer: list[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        if self._buffer is None:
+            self._buffer = [data]
+            self._loop.call_soon(self.flush)
+        else:
+            self._buffer.append(data)
+
+    def flush(self) -> None:
+        """Send what is buffered (nothing once the transport is closing)."""
+        buffer, self._buffer = self._buffer, None
+        if buffer and not self.transport.is_closing():
+            self.transport.write(buffer[0] if len(buffer) == 1 else b"".join(buffer))
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def abort(self) -> None:
+        self._buffer = None
+        self.transport.abort()
+
+    def get_write_buffer_size(self) -> int:
+        pending = sum(map(len, self._buffer)) if self._buffer else 0
+        return self.transport.get_write_buffer_size() + pending
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
 
 
 class _ClosesWithoutWaiting:
@@ -83,14 +139,122 @@ class _ClosesWithoutWaiting:
             self.loop.call_later(self.close_timeout, self.transport.abort)
 
 
+class _Inbox:
+    """uvicorn's queue of received messages (``put_nowait``, ``get``,
+    ``empty``: all it calls) as a list and one future while the app waits:
+    an :class:`asyncio.Queue` holds three deques and an event, ~3 KB for
+    every idle socket (issue 23)."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Any:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+
+class _Writable:
+    """uvicorn's ``writable`` event (``wait``, ``set``, ``clear``, ``is_set``)
+    without the deque an :class:`asyncio.Event` allocates up front (~0.8 KB
+    per idle socket; issue 23): waiters are listed only while the transport
+    is paused."""
+
+    __slots__ = ("_set", "_waiters")
+
+    def __init__(self) -> None:
+        self._set = True
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> bool:
+        while not self._set:
+            waiter = asyncio.get_running_loop().create_future()
+            if self._waiters is None:
+                self._waiters = []
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                if self._waiters is not None and waiter in self._waiters:
+                    self._waiters.remove(waiter)
+        return True
+
+
+@functools.lru_cache(maxsize=64)
+def _text_frame(text: str) -> bytes:
+    """The server's (unmasked) frame of a text message, made once per message
+    text however many sockets it goes to."""
+    return Frame(Opcode.TEXT, text.encode()).serialize(mask=False)
+
+
 class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol; a lost connection ends its
-    parser, a close does not wait for the peer to read, and a text message
-    that is not UTF-8 is the client's error, not the server's."""
+    parser, a close does not wait for the peer to read, a text message
+    that is not UTF-8 is the client's error, not the server's, the writes
+    of one loop turn are one write (:class:`CorkedTransport`), and an idle
+    socket holds less (:class:`_Inbox`, :class:`_Writable`; the handshake's
+    response is let go once sent)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue = _Inbox()  # type: ignore[assignment]
+        self.writable = _Writable()  # type: ignore[assignment]
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.transport = CorkedTransport(self.transport, self.loop)  # type: ignore[assignment]
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         self.conn.parser.close()
+
+    async def send(self, message: Any) -> None:
+        text = message.get("text") if message["type"] == "websocket.send" else None
+        if text is not None and self.writable.is_set() and not self.close_sent \
+                and not self.disconnected and self.handshake_complete \
+                and self.initial_response is None and self.conn.state is State.OPEN \
+                and not self.conn.extensions and not self.conn.expect_continuation_frame:
+            # what uvicorn and websockets would write for it (module docstring)
+            self.transport.write(_text_frame(text))
+            return
+        await super().send(message)
+        if message["type"] == "websocket.accept" and self.handshake_complete:
+            # the handshake's request and response are not read again: their
+            # headers were ~5 KB held by every idle socket (issue 23); the
+            # request itself stays in websockets' parser (a local of its
+            # generator), so its headers are emptied
+            if self.request is not None:
+                self.request.headers.clear()
+            self.request = self.response = None  # type: ignore[assignment]
 
     def send_receive_event_to_app(self) -> None:
         # uvicorn fails such a socket with 1007 too, but logs a traceback at

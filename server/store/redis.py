@@ -43,6 +43,7 @@ from server.runtime.redis_url import int_option, own_options, split_url
 
 from .redis_archive import RedisPendingArchive
 from .redis_clock import RedisClock
+from .redis_conn import connection_options
 from .redis_context import RedisContext
 from .redis_events import RedisEventLog
 from .redis_fanout import Follower
@@ -92,7 +93,7 @@ class RedisStore:
         prefix = url_prefix if prefix is None else prefix
         event_retention = url_retention if event_retention is None else event_retention
         common: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 2.0,
-                                  "health_check_interval": 10,
+                                  "health_check_interval": 10, **connection_options(bare),
                                   "client_name": client_name or f"lucie-server:{prefix}"}
         client = aioredis.Redis.from_url(
             bare, max_connections=256,

@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.api.hub import Listener, RoomFeed
-from server.api.ws import _Connection
+from server.api.ws import Connection as _Connection
 from server.app import create_app
 from server.runtime.settings import Settings
 

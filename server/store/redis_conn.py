@@ -1,0 +1,54 @@
+"""The Redis store's TCP connection: a command is written at once, without a
+task per write.
+
+redis-py bounds each write with ``asyncio.wait_for(…, socket_timeout)``. On
+Python 3.11 ``wait_for`` runs the write in a task of its own: every command
+(every auto-pipeline of :mod:`server.store.redis_batch`, every pub/sub
+``PING``) cost a task, a timer and three turns of the event loop before its
+reply could even be read — under load a turn lasts milliseconds, and the
+profile showed the wrapper task beside the write itself (issue 23,
+docs/capacity.md "Latency: where an ack's time goes"). :class:`LeanConnection`
+writes in the caller's task, still bounded by the same timeout
+(``asyncio.timeout``: no task); connecting and the health check (a ``PING``
+every ``health_check_interval``) keep redis-py's own path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any
+
+from redis.asyncio.connection import Connection
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+__all__ = ["LeanConnection", "connection_options"]
+
+
+class LeanConnection(Connection):
+    """redis-py's asyncio TCP connection; a write needs no task (module docstring)."""
+
+    async def send_packed_command(self, command: bytes | str | Iterable[bytes],
+                                  check_health: bool = True) -> None:
+        timeout = self.socket_timeout
+        if not timeout or not self.is_connected or (
+                check_health and self.health_check_interval
+                and asyncio.get_running_loop().time() > self.next_health_check):
+            await super().send_packed_command(command, check_health)
+            return
+        # redis-py writes directly when it has no socket timeout; the timeout
+        # is put back before anything else can use the connection
+        self.socket_timeout = None
+        try:
+            async with asyncio.timeout(timeout):
+                await super().send_packed_command(command, check_health=False)
+        except TimeoutError:  # redis-py has dropped the connection (a write cut short)
+            raise RedisTimeoutError("Timeout writing to socket") from None
+        finally:
+            self.socket_timeout = timeout
+
+
+def connection_options(url: str) -> dict[str, Any]:
+    """``connection_class`` for a plain ``redis://`` URL; nothing for the
+    others (``rediss://``, ``unix://``: redis-py's classes for them)."""
+    return {"connection_class": LeanConnection} if url.startswith("redis://") else {}

@@ -1,0 +1,75 @@
+"""The Redis store's connection writes a command in the caller's task
+(``server.store.redis_conn``, issue 23), against the real Redis: no
+``asyncio.wait_for`` on the write path, the socket timeout kept for reads,
+a write that cannot finish still times out, and ``rediss://`` or ``unix://``
+URLs keep redis-py's own classes."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+import redis.asyncio.connection as redis_connection
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.store.redis import RedisStore
+from server.store.redis_conn import LeanConnection, connection_options
+
+URL = "redis://127.0.0.1:6379/0"
+pytestmark = pytest.mark.redis
+
+
+def test_connection_class_by_scheme() -> None:
+    assert connection_options("redis://127.0.0.1:6379/0") == {"connection_class": LeanConnection}
+    assert connection_options("rediss://127.0.0.1:6380/0") == {}
+    assert connection_options("unix:///run/redis.sock") == {}
+
+
+async def test_commands_are_written_without_wait_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    prefix = f"test:{secrets.token_hex(6)}:"
+    store = RedisStore.from_url(f"{URL}?prefix={prefix}")
+    client: aioredis.Redis = store._ctx.redis
+    assert client.connection_pool.connection_class is LeanConnection
+    try:
+        await client.ping()  # connected (and health-checked) the usual way
+        calls: list[Any] = []
+        real = asyncio.wait_for
+
+        async def counted(fut: Any, timeout: Any) -> Any:
+            calls.append(timeout)
+            return await real(fut, timeout)
+
+        monkeypatch.setattr(redis_connection.asyncio, "wait_for", counted)
+        for i in range(20):
+            await client.set(f"{prefix}k{i}", str(i))
+        assert [await client.get(f"{prefix}k{i}") for i in range(20)] == [
+            str(i).encode() for i in range(20)]
+        assert await store._ctx.batch.call("GET", f"{prefix}k3") == b"3"  # the auto-pipeline
+        assert calls == []
+    finally:
+        await client.delete(*[f"{prefix}k{i}" for i in range(20)])
+        await store.close()
+
+
+async def test_a_write_that_cannot_finish_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    conn = LeanConnection(host="127.0.0.1", port=6379, socket_timeout=0.2)
+    try:
+        await conn.connect()
+        await conn.send_command("PING")
+        assert await conn.read_response() in (b"PONG", "PONG", True)
+        assert conn.socket_timeout == 0.2  # put back: reads keep their timeout
+
+        async def stuck() -> None:  # a peer that stopped reading: drain never returns
+            await asyncio.sleep(10)
+
+        assert conn._writer is not None
+        monkeypatch.setattr(conn._writer, "drain", stuck)
+        with pytest.raises(RedisTimeoutError):
+            await asyncio.wait_for(conn.send_command("PING"), 5)
+        assert conn.socket_timeout == 0.2
+        assert not conn.is_connected  # dropped, as redis-py drops it
+    finally:
+        await conn.disconnect()
