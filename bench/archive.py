@@ -35,14 +35,16 @@ server's moves while it archives — on a SQLite file and on PostgreSQL.
   move per 0.4 s each (~500 moves/s, the one-process profile of
   docs/capacity.md), then as fast as acks return (saturating, the yardstick
   of ``bench/server.py``). During each load the archiver is held and let go
-  in turns of 1 s (a bench-only wrapper of ``ArchiveDb.write`` waits while a
-  gate file is missing): moves sent while it is held (A) against moves sent
-  while it writes the backlog (B) — same server, same seats, same moment, so
-  the machine's other load falls on both. B must not move beyond noise: the
+  in turns of 1 s (a bench-only wrapper of the archiver waits before each
+  race while a gate file is missing): moves sent while it is held (A)
+  against moves sent while it writes the backlog (B) — same server, same
+  seats, same moment, so the machine's other load falls on both. B must not move beyond noise: the
   p99 of each turn, B's turns against A's (one-sided Mann–Whitney U test,
   p < 0.05: beyond noise); also the A turns split in two halves, one p99
   against the other. And the server's CPU per move in each (/proc), and the
-  races archived during B.
+  races archived during B; then, no moves, the archiver let go for 3 s: the
+  races it archives a second when idle. ``moves_only`` (``python -m bench
+  archive --moves-only``): this part alone.
 
 Everything the bench writes into the kept databases (the write test's races,
 the server's backlog, their players) is taken out again afterwards.
@@ -354,18 +356,21 @@ def _now_ms() -> int:
 
 async def _written(url: str, windows: dict[str, tuple[int, int]]) -> dict[str, Any]:
     """Races the server archived in each window (by ``archived_at_ms``, the time
-    each write began) and when it wrote the last one."""
-    db = ArchiveDb(url)
+    each write began) and when it wrote the last one. A plain engine, without
+    the archive's 3 s statement timeout: ``archived_at_ms`` has no index, the
+    query scans ``races`` (over 3 s on PostgreSQL on a busy machine)."""
+    engine = create_async_engine(url)
     at = races.c.archived_at_ms
     out: dict[str, Any] = {}
     try:
-        async with db.engine.connect() as conn:
-            for name, (t0, t1) in windows.items():
-                out[name] = (await conn.execute(
-                    select(func.count()).where(at >= t0, at < t1))).scalar_one()
-            out["last"] = (await conn.execute(select(func.max(at)))).scalar_one()
+        async with engine.connect() as conn:  # one scan: the times since the first window
+            since = min((t0 for t0, _ in windows.values()), default=0)
+            times = list((await conn.execute(select(at).where(at >= since))).scalars())
+        for name, (t0, t1) in windows.items():
+            out[name] = sum(1 for t in times if t0 <= t < t1)
+        out["last"] = max(times, default=None)
     finally:
-        await db.close()
+        await engine.dispose()
     return out
 
 

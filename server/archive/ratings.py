@@ -23,7 +23,7 @@ Concurrency: the rows of the race's players are locked (``SELECT … FOR
 UPDATE`` on PostgreSQL, in player id order so that two archivers never
 deadlock; SQLite holds its one write lock from the race insert on).
 
-Cost: three statements a race whatever its number of players — the fresh
+Cost: four statements a race whatever its number of players — the fresh
 rows inserted (``ON CONFLICT DO NOTHING``), the rows read and locked, all
 of them updated at once (an ``executemany`` of one ``UPDATE``), then the
 rating points — built once at import (SQLAlchemy's compiled cache then

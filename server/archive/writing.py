@@ -14,7 +14,9 @@ The statements are built once at import, one per dialect (SQLite,
 PostgreSQL): SQLAlchemy's compiled cache then finds them without building or
 hashing a new statement per race, and the racers go in one ``executemany``.
 A write runs on the process's event loop beside the moves (docs/archive.md,
-"Catching up beside moves"): 5–6 statements a race, whatever its size.
+"Catching up beside moves"): 7 statements a race with players whatever
+their number (the race, its players looked up, its racers, then
+:func:`~server.archive.ratings.apply_race`'s four), 2 for anonymous racers.
 """
 
 from __future__ import annotations
