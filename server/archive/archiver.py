@@ -86,7 +86,7 @@ class Archiver:
 
     def __init__(self, races: FinishedRaces, db: ArchiveWriter, *, period_s: float = 1.0,
                  lease_ms: int = 15_000, batch: int = 50, max_backoff_s: float = 30.0,
-                 activity: Callable[[], int] | None = None, busy_share: float = 0.05,
+                 activity: Callable[[], int] | None = None, busy_share: float = 0.02,
                  clock: Callable[[], float] = time.perf_counter,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         if not 0 < busy_share <= 1:

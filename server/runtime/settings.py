@@ -201,7 +201,7 @@ class Settings(BaseSettings):
                                                           "it is paced, the longest pause "
                                                           "between two races")
     archive_busy_share: float = Field(
-        0.05, gt=0, le=1, description="while this process serves moves, the largest share "
+        0.02, gt=0, le=1, description="while this process serves moves, the largest share "
                                       "of the time its archiver spends writing (it pauses "
                                       "after each race: docs/archive.md, \"Catching up beside "
                                       "moves\"); 1: no pauses")

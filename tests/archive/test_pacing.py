@@ -218,7 +218,7 @@ async def test_the_run_loop_archives_everything_once_while_moves_flow(
 
 
 def test_the_busy_share_setting_and_the_move_count() -> None:
-    assert Settings.from_env({}).archive_busy_share == 0.05
+    assert Settings.from_env({}).archive_busy_share == 0.02
     with pytest.raises(SettingsError):
         Settings.from_env({"LUCIE_ARCHIVE_BUSY_SHARE": "0"})
     with pytest.raises(ValueError, match="busy_share"):
