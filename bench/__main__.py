@@ -1,9 +1,12 @@
-"""``python -m bench [--quick] [NAME ...]``: run the benchmark modules of ``bench/``."""
+"""``python -m bench [--quick] [--moves-only] [NAME ...]``: run the benchmark
+modules of ``bench/`` (``--moves-only``: ``archive``'s moves-while-archiving
+phase alone)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import pkgutil
 import sys
 import time
@@ -37,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benchmark modules to run (default all: {', '.join(available())})")
     parser.add_argument("--quick", action="store_true", help="short runs (smoke check)")
+    parser.add_argument("--moves-only", action="store_true",
+                        help="archive: only the moves-while-archiving phase (no queries, "
+                             "no write throughput)")
     args = parser.parse_args(argv)
     names = args.names or available()
     unknown = [n for n in names if n not in available()]
@@ -52,7 +58,10 @@ def main(argv: list[str] | None = None) -> int:
                     failed += 1
                 continue
             started = time.perf_counter()
-            lines = run(args.quick)
+            if args.moves_only and "moves_only" in inspect.signature(run).parameters:
+                lines = run(args.quick, moves_only=True)  # type: ignore[call-arg]
+            else:
+                lines = run(args.quick)
         except Exception:  # one broken benchmark must not hide the others
             print(f"[{name}] FAILED", file=sys.stderr)
             traceback.print_exc()

@@ -477,6 +477,8 @@ async def build(spec: Spec, *, sqlite: bool, pg: bool) -> dict[str, Built]:
         await db.migrate()
         await db.close()
         targets["postgresql"] = await _PgTarget.open(_pg_url(name))
+    if not targets:  # both kept: nothing to generate
+        return {}
     built_ms = time.time_ns() // 1_000_000
     await _generate(spec, list(targets.values()))
     out = {}

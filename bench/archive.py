@@ -35,14 +35,16 @@ server's moves while it archives — on a SQLite file and on PostgreSQL.
   move per 0.4 s each (~500 moves/s, the one-process profile of
   docs/capacity.md), then as fast as acks return (saturating, the yardstick
   of ``bench/server.py``). During each load the archiver is held and let go
-  in turns of 1 s (a bench-only wrapper of ``ArchiveDb.write`` waits while a
-  gate file is missing): moves sent while it is held (A) against moves sent
-  while it writes the backlog (B) — same server, same seats, same moment, so
-  the machine's other load falls on both. B must not move beyond noise: the
+  in turns of 1 s (a bench-only wrapper of the archiver waits before each
+  race while a gate file is missing): moves sent while it is held (A)
+  against moves sent while it writes the backlog (B) — same server, same
+  seats, same moment, so the machine's other load falls on both. B must not move beyond noise: the
   p99 of each turn, B's turns against A's (one-sided Mann–Whitney U test,
   p < 0.05: beyond noise); also the A turns split in two halves, one p99
   against the other. And the server's CPU per move in each (/proc), and the
-  races archived during B.
+  races archived during B; then, no moves, the archiver let go for 3 s: the
+  races it archives a second when idle. ``moves_only`` (``python -m bench
+  archive --moves-only``): this part alone.
 
 Everything the bench writes into the kept databases (the write test's races,
 the server's backlog, their players) is taken out again afterwards.
@@ -354,35 +356,45 @@ def _now_ms() -> int:
 
 async def _written(url: str, windows: dict[str, tuple[int, int]]) -> dict[str, Any]:
     """Races the server archived in each window (by ``archived_at_ms``, the time
-    each write began) and when it wrote the last one."""
-    db = ArchiveDb(url)
+    each write began) and when it wrote the last one. A plain engine, without
+    the archive's 3 s statement timeout: ``archived_at_ms`` has no index, the
+    query scans ``races`` (over 3 s on PostgreSQL on a busy machine)."""
+    engine = create_async_engine(url)
     at = races.c.archived_at_ms
     out: dict[str, Any] = {}
     try:
-        async with db.engine.connect() as conn:
-            for name, (t0, t1) in windows.items():
-                out[name] = (await conn.execute(
-                    select(func.count()).where(at >= t0, at < t1))).scalar_one()
-            out["last"] = (await conn.execute(select(func.max(at)))).scalar_one()
+        async with engine.connect() as conn:  # one scan: the times since the first window
+            since = min((t0 for t0, _ in windows.values()), default=0)
+            times = list((await conn.execute(select(at).where(at >= since))).scalars())
+        for name, (t0, t1) in windows.items():
+            out[name] = sum(1 for t in times if t0 <= t < t1)
+        out["last"] = max(times, default=None)
     finally:
-        await db.close()
+        await engine.dispose()
     return out
 
 
 GATED_SERVER = """
 import asyncio, os
-from server.archive.db import ArchiveDb
-_write = ArchiveDb.write
-async def write(self, race):
+from server.archive.archiver import Archiver
+async def gate():
     while not os.path.exists(os.environ["LUCIE_BENCH_GATE"]):
         await asyncio.sleep(0.05)
-    return await _write(self, race)
-ArchiveDb.write = write
+_run_once, _pace = Archiver.run_once, Archiver._pace
+async def run_once(self, **kw):
+    await gate()
+    return await _run_once(self, **kw)
+async def pace(self, spent_s):
+    await _pace(self, spent_s)
+    await gate()
+Archiver.run_once, Archiver._pace = run_once, pace
 from server.app import main
 raise SystemExit(main())
 """
-"""``lucie-server`` whose archive writes wait while the file ``LUCIE_BENCH_GATE``
-is missing: the bench holds the archiver (between two races) and lets it go."""
+"""``lucie-server`` whose archiver waits before each race while the file
+``LUCIE_BENCH_GATE`` is missing: the bench holds it (between two races, its
+pacing pause done) and lets it go. (Not inside ``ArchiveDb.write``: the
+archiver times its writes to pace itself.)"""
 
 
 async def _racer(url: str, seat: tuple[str, str, str, dict[str, Any]], stop_at: float,
@@ -521,9 +533,10 @@ def _interleaved(url: str, seats: list[Any], seconds: float, interval: float, pi
 
 
 def _moves(built: data.Built, *, backlog: int, seconds: float, phase_s: float,
-           loads: tuple[str, ...]) -> dict[str, Any]:
+           loads: tuple[str, ...], idle_s: float = 3.0) -> dict[str, Any]:
     """The paced, then the saturating load (module docstring) on one server
-    archiving into ``built``, the archiver held and let go in turns."""
+    archiving into ``built``, the archiver held and let go in turns; then
+    ``idle_s`` with the archiver let go and no moves (its idle speed)."""
     since = _now_ms()
     out: dict[str, Any] = {"notes": []}
     with tempfile.TemporaryDirectory(prefix="lucie-bench-") as tmp:
@@ -547,14 +560,23 @@ def _moves(built: data.Built, *, backlog: int, seconds: float, phase_s: float,
                                          server.pid, gate, phase_s)
             out["left"] = _metrics(url)["lucie_archive_pending"]
             out["load"] = (load_avg, os.getloadavg()[0])
+            # no moves: the archiver at its idle speed
+            gate.touch()
+            out["idle_window"] = (_now_ms(), _now_ms() + int(idle_s * 1000))
+            time.sleep(idle_s)
+            gate.unlink(missing_ok=True)
+            out["idle_left"] = _metrics(url)["lucie_archive_pending"]
         finally:
             _stop(server)
     for load in loads:
         windows = {str(i): w for i, w in enumerate(out[load]["windows"])}
         written = asyncio.run(_written(built.url, windows))
         out[load]["archived"] = sum(written[k] for k in windows)
+    out["idle"] = asyncio.run(_written(built.url, {"idle": out["idle_window"]}))["idle"] / idle_s
     if out["left"] == 0:
         out["notes"].append("the backlog ran out: the last B turns had nothing to write")
+    if out["idle_left"] == 0:
+        out["notes"].append("the backlog ran out while idle: the idle rate is a lower bound")
     asyncio.run(data.forget_since(built.url, since))
     return out
 
@@ -614,11 +636,15 @@ def _move_lines(name: str, m: dict[str, Any], loads: tuple[str, ...], seconds: f
             f"{statistics.median(a['turn_p99']):.1f} ms, B {statistics.median(b['turn_p99']):.1f}"
             f" ms → {verdict}",
         ]
+    lines.append(f"{name} archiving with no moves: {m['idle']:,.0f} races/s "
+                 f"({m['idle_left']:.0f} left pending)")
     return lines + [f"{name} note: {note}" for note in m["notes"]]
 
 
-def run(quick: bool) -> list[str]:
-    """Build or reuse the archives, then time queries, writes and moves."""
+def run(quick: bool, moves_only: bool = False) -> list[str]:
+    """Build or reuse the archives, then time queries, writes and moves
+    (``moves_only``: the moves while archiving alone, the backlog sized for
+    an archiver writing 100 races/s)."""
     spec = data.Spec(20_000, 1_000) if quick else data.Spec(1_000_000, 20_000)
     n, warm = (60, 10) if quick else (500, 50)
     deep_min = 40 if quick else 100
@@ -628,11 +654,12 @@ def run(quick: bool) -> list[str]:
     lines: list[str] = []
     try:
         archives = asyncio.run(_archives(spec, lines))
-        queries = {name: asyncio.run(_queries(b, n, warm, deep_min))
-                   for name, b in archives.items()}
-        lines += _query_lines(queries, n)
-        rates = {}
-        for name, b in archives.items():
+        queries = {} if moves_only else {name: asyncio.run(_queries(b, n, warm, deep_min))
+                                          for name, b in archives.items()}
+        if queries:
+            lines += _query_lines(queries, n)
+        rates = {name: 100.0 for name in archives}
+        for name, b in ({} if moves_only else archives).items():
             tp = asyncio.run(_throughput(b, writes))
             rates[name] = tp["one writer"]
             lines.append(f"{name} archive writes: {tp['one writer']:,.0f} races/s one writer, "
@@ -655,4 +682,4 @@ def run(quick: bool) -> list[str]:
 if __name__ == "__main__":
     import sys
 
-    print("\n".join(run("--quick" in sys.argv)))
+    print("\n".join(run("--quick" in sys.argv, "--moves-only" in sys.argv)))

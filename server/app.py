@@ -46,6 +46,7 @@ from server.api.solver_routes import attach_solver, solver_routes
 from server.api.ws_endpoint import room_socket
 from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
+from server.runtime import metrics
 from server.runtime.cancel import raise_if_cancelled
 from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.limits import ensure_open_files
@@ -130,7 +131,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             log.warning("archive %s not ready: %s", describe(archive.url), exc.code)
         authority.archive = archive
         archiver = Archiver(authority, archive, period_s=settings.archive_period_s,
-                            lease_ms=int(settings.archive_lease_s * 1000))
+                            lease_ms=int(settings.archive_lease_s * 1000),
+                            activity=metrics.moves_accepted,
+                            busy_share=settings.archive_busy_share)
         app.state.archive, app.state.archiver = archive, archiver
         app.state.players = archive  # server.records.players.PlayerArchive
         archiving = asyncio.create_task(archiver.run())

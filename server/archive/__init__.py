@@ -2,6 +2,8 @@
 
 - :mod:`server.archive.db` — :class:`ArchiveDb`, the database (SQLite file by
   default, PostgreSQL when configured; SQLAlchemy 2 Core, async);
+  :mod:`server.archive.writing` — the rows and statements of one race's
+  write; :mod:`server.archive.ratings` — figures and ratings;
 - :mod:`server.archive.schema` — its tables; :mod:`server.archive.migrate` —
   Alembic migrations shipped in ``server/archive/migrations``;
 - :mod:`server.archive.archiver` — the loop that moves finished races from the

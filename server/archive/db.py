@@ -8,7 +8,8 @@ created and upgraded by :mod:`server.archive.migrate`.
 - :meth:`ArchiveDb.write` stores one finished race document (the race
   authority's ``FinishedRace``) idempotently: the race id is the primary key
   and the insert does nothing when the row exists, in one transaction with
-  the racers' rows — written twice (two processes, a retry), stored once.
+  the racers' rows — written twice (two processes, a retry), stored once
+  (the rows and statements: :mod:`server.archive.writing`).
 - :meth:`ArchiveDb.find_race` reads a race back by race id, room id or room
   code (the latest race with that code) as a :class:`StoredRace`.
 - Players, ratings, history and head-to-head over time: the methods of
@@ -28,7 +29,6 @@ import asyncio
 import contextlib
 import fcntl
 import logging
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,16 +36,16 @@ from typing import Any
 
 import platformdirs
 from sqlalchemy import event, exc, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from server.errors import ArchiveUnavailable
 
 from . import migrate
-from .players import PlayerQueries, anonymous_name
-from .ratings import apply_race, rating_of
-from .schema import archived_racers, players, races
+from .players import PlayerQueries
+from .ratings import rating_of
+from .schema import archived_racers, races
+from .writing import race_rows, store_race
 
 __all__ = ["APP_NAME", "ArchiveDb", "StoredRace", "database_url", "describe"]
 
@@ -179,87 +179,20 @@ class ArchiveDb:
             async with asyncio.timeout(_TIMEOUT_S), self.engine.connect() as conn:
                 await conn.exec_driver_sql("SELECT 1")
 
-    def _insert(self, table: Any) -> Any:
-        dialect = postgresql if self.dialect == "postgresql" else sqlite
-        return dialect.insert(table).on_conflict_do_nothing()
-
     async def write(self, race: dict[str, Any]) -> bool:
         """Store one finished race document (``race_id``, ``room``, ``racers``,
-        ``standings``, ``seq``); ``False`` when it was stored already.
+        ``standings``, ``seq``); ``False`` when it was stored already
+        (:func:`server.archive.writing.store_race`, in one transaction).
 
         :raises ArchiveUnavailable:
         """
         if not self.ready:
             await self.migrate()
-        room, standings = race["room"], race["standings"]
-        ranked = {s["racer"]: s for s in standings.get("standings", [])}
-        ended = room.get("ended_ms") or room.get("start_at_ms") or 0
-        row = {
-            "race_id": race["race_id"], "room_id": room["id"], "room_code": room["code"],
-            "variant": str(room["rules"].get("variant", "")), "rules": room["rules"],
-            "deal_number": str(room["deal_number"]), "redeal_key": room["redeal_key"],
-            "ranked": bool(room.get("ranked", True)),
-            "started_at_ms": room.get("start_at_ms") or 0,
-            "ended_at_ms": ended,
-            "time_limit_ms": room["time_limit_ms"], "par": room.get("par"),
-            "last_seq": int(race.get("seq", 0)), "room": room, "standings": standings,
-            "archived_at_ms": time.time_ns() // 1_000_000,
-        }
-        racer_rows = []
-        for entry in room["roster"]:
-            rec = race["racers"].get(entry["id"], {})
-            line = ranked.get(entry["id"], {})
-            racer_rows.append({
-                "race_id": race["race_id"], "racer_id": entry["id"],
-                "player_id": entry.get("player"), "ended_at_ms": ended,
-                "name": entry["name"], "join_order": entry["join_order"],
-                "status": rec.get("status", "waiting"), "final": bool(rec.get("final")),
-                "foundation_cards": rec.get("foundation_cards", 0),
-                "redeals_used": rec.get("redeals_used", 0),
-                "merci_used": bool(rec.get("merci_used")),
-                "reach_time_ms": rec.get("reach_time_ms"),
-                "finished_ms": rec.get("finished_ms"),
-                "points": line.get("points", 0), "rank": line.get("rank", 0),
-                "moves": rec.get("log", []),
-            })
+        row, racer_rows = race_rows(race)
         with unavailable():
             async with self.engine.begin() as conn:
-                done = await conn.execute(self._insert(races).values(row))
-                if done.rowcount == 0:
-                    return False
-                linked = {r["player_id"] for r in racer_rows} - {None}
-                if linked:  # a player forgotten since the race raced anonymously
-                    # FOR SHARE: a forgetting of one of them waits for this write,
-                    # or this write for it (PlayerQueries.delete_player)
-                    known = set((await conn.execute(select(players.c.player_id).where(
-                        players.c.player_id.in_(sorted(linked)))
-                        .with_for_update(read=True))).scalars())
-                    gone = {r["racer_id"] for r in racer_rows
-                            if r["player_id"] is not None and r["player_id"] not in known}
-                    if gone:
-                        await self._forget_racers(conn, row, racer_rows, gone)
-                if racer_rows:
-                    await conn.execute(self._insert(archived_racers), racer_rows)
-                await apply_race(conn, row, racer_rows,
-                                 rated=bool(race.get("rated", row["ranked"])))
-        return True
-
-    async def _forget_racers(self, conn: Any, row: dict[str, Any],
-                             racer_rows: list[dict[str, Any]], gone: set[str]) -> None:
-        """Racers whose player was forgotten before their race was archived: stored
-        as a forgotten player's racers are (``PlayerQueries.delete_player``)."""
-        for r in racer_rows:
-            if r["racer_id"] in gone:
-                r.update(player_id=None, name=anonymous_name(r["racer_id"]))
-        room, standings = dict(row["room"]), dict(row["standings"])
-        room["roster"] = [{**e, "name": anonymous_name(e["id"]), "player": None}
-                          if e["id"] in gone else e for e in room["roster"]]
-        standings["standings"] = [{**x, "name": anonymous_name(x["racer"])}
-                                  if x["racer"] in gone else x
-                                  for x in standings.get("standings", [])]
-        row.update(room=room, standings=standings)
-        await conn.execute(update(races).where(races.c.race_id == row["race_id"])
-                           .values(room=room, standings=standings))
+                return await store_race(conn, row, racer_rows,
+                                        rated=bool(race.get("rated", row["ranked"])))
 
     async def find_race(self, ref: str) -> StoredRace | None:
         """The race by race id, room id, or room code (the latest race with it).

@@ -22,6 +22,13 @@ key) and a crash leaves neither the race nor its ratings.
 Concurrency: the rows of the race's players are locked (``SELECT … FOR
 UPDATE`` on PostgreSQL, in player id order so that two archivers never
 deadlock; SQLite holds its one write lock from the race insert on).
+
+Cost: four statements a race whatever its number of players — the fresh
+rows inserted (``ON CONFLICT DO NOTHING``), the rows read and locked, all
+of them updated at once (an ``executemany`` of one ``UPDATE``), then the
+rating points — built once at import (SQLAlchemy's compiled cache then
+finds them by identity): the archiver's writes run on the process's event
+loop, beside the moves (docs/archive.md, "Catching up beside moves").
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -61,6 +68,22 @@ async def rating_of(conn: AsyncConnection, player_id: str, variant: str) -> floa
     return float(display_rating(row.mu, row.sigma))
 
 
+_v = player_variants.c
+_FIGURES = ("mu", "sigma", "rating", "rated_races", "races", "wins", "cards_total", "best_ms",
+            "streak", "best_streak", "last_race_ms")
+_LOCK = (select(player_variants)
+         .where(and_(_v.variant == bindparam("variant"),
+                     _v.player_id.in_(bindparam("ids", expanding=True))))
+         .order_by(_v.player_id).with_for_update())
+_UPDATE = (update(player_variants)
+           .where(and_(_v.player_id == bindparam("b_player"), _v.variant == bindparam("b_variant")))
+           .values({k: bindparam(k) for k in _FIGURES}))
+_FRESH = {"postgresql": postgresql.insert(player_variants).on_conflict_do_nothing(),
+          "sqlite": sqlite.insert(player_variants).on_conflict_do_nothing()}
+_POINTS = {"postgresql": postgresql.insert(rating_history).on_conflict_do_nothing(),
+           "sqlite": sqlite.insert(rating_history).on_conflict_do_nothing()}
+
+
 def _fresh(player_id: str, variant: str) -> dict[str, Any]:
     mu, sigma = MODEL.mu, MODEL.sigma
     return {"player_id": player_id, "variant": variant, "mu": mu, "sigma": sigma,
@@ -88,13 +111,10 @@ async def apply_race(conn: AsyncConnection, race: dict[str, Any],
         return
     variant, ended, field = race["variant"], race["ended_at_ms"], len(racers)
     ids = sorted(best)
-    insert = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)
-    await conn.execute(insert(player_variants).on_conflict_do_nothing(),
-                       [_fresh(pid, variant) for pid in ids])
+    dialect = "postgresql" if conn.dialect.name == "postgresql" else "sqlite"
+    await conn.execute(_FRESH[dialect], [_fresh(pid, variant) for pid in ids])
     rows = {r["player_id"]: dict(r) for r in (await conn.execute(
-        select(player_variants)
-        .where(and_(player_variants.c.variant == variant, player_variants.c.player_id.in_(ids)))
-        .order_by(player_variants.c.player_id).with_for_update())).mappings()}
+        _LOCK, {"variant": variant, "ids": ids})).mappings()}
     for pid in ids:
         row, r = rows[pid], best[pid]
         win = r["rank"] == 1 and field >= 2
@@ -116,11 +136,7 @@ async def apply_race(conn: AsyncConnection, race: dict[str, Any],
                        rated_races=row["rated_races"] + 1)
             history.append({"player_id": pid, "variant": variant, "race_id": race["race_id"],
                             "mu": after.mu, "sigma": after.sigma, "at_ms": ended})
-    for pid in ids:
-        row = rows[pid]
-        await conn.execute(
-            update(player_variants)
-            .where(and_(player_variants.c.player_id == pid, player_variants.c.variant == variant))
-            .values({k: v for k, v in row.items() if k not in ("player_id", "variant")}))
+    await conn.execute(_UPDATE, [{"b_player": pid, "b_variant": variant,
+                                  **{k: rows[pid][k] for k in _FIGURES}} for pid in ids])
     if history:
-        await conn.execute(insert(rating_history).on_conflict_do_nothing(), history)
+        await conn.execute(_POINTS[dialect], history)

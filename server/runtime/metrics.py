@@ -64,6 +64,7 @@ __all__ = [
     "SOLVER_JOBS",
     "move_accepted",
     "move_refused",
+    "moves_accepted",
     "multiprocess_dir",
     "process_exit",
     "redis_error",
@@ -136,9 +137,19 @@ def multiprocess_dir() -> str | None:
     return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
 
 
+_MOVES_HERE = [0]
+
+
+def moves_accepted() -> int:
+    """Moves this process acked since it started, every transport: a plain
+    count, cheap to read (the archiver's busy signal, ``server.archive.archiver``)."""
+    return _MOVES_HERE[0]
+
+
 def move_accepted(transport: str, started: float) -> None:
     """Count an acked move of ``transport`` (``ws``, ``rest``) received at
     ``started`` (:func:`time.perf_counter`)."""
+    _MOVES_HERE[0] += 1
     _ACCEPTED[transport].inc()
     _ACK[transport].observe(time.perf_counter() - started)
 

@@ -197,7 +197,14 @@ class Settings(BaseSettings):
                         "unset: the SQLite file in the data directory",
         json_schema_extra=_range("`postgresql://…` or `sqlite:///…` URL"))
     archive_period_s: float = Field(1.0, gt=0, description="seconds between the archiver's "
-                                                          "looks for finished races")
+                                                          "looks for finished races; while "
+                                                          "it is paced, the longest pause "
+                                                          "between two races")
+    archive_busy_share: float = Field(
+        0.02, gt=0, le=1, description="while this process serves moves, the largest share "
+                                      "of the time its archiver spends writing (it pauses "
+                                      "after each race: docs/archive.md, \"Catching up beside "
+                                      "moves\"); 1: no pauses")
     archive_lease_s: float = Field(15.0, gt=0, description="seconds a process holds a "
                                                           "finished race it archives; after: "
                                                           "another process may take it (one "

@@ -250,7 +250,7 @@ class PlayerContract:
         """The delete and the archiving of one of the player's races overlap (the
         archiving transaction held open): either way the race ends up stored
         with the player forgotten — never named or linked to a gone player."""
-        import server.archive.db as dbmod
+        import server.archive.writing as dbmod  # where ArchiveDb.write calls it
         original = dbmod.apply_race
 
         async def slow(*args: Any, **kwargs: Any) -> None:
