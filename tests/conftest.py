@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from infra.redis_cluster import LocalRedisCluster
+
 REPO = Path(__file__).resolve().parents[1]
 RUNS = Path(tempfile.gettempdir()) / "lucie-tests"
 RUN_DIR = RUNS / f"run-{os.getpid()}"
@@ -155,6 +157,15 @@ def server_factory() -> Iterator[ServerFactory]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[LocalRedisCluster]:
+    """A real local Redis Cluster (3 masters, 3 replicas, free ports), shared by the
+    session's cluster tests; each test uses its own key prefix. A test that kills
+    a node starts its own cluster instead."""
+    with LocalRedisCluster(base_dir=run_dir("redis-cluster-")) as cluster:
+        yield cluster
 
 
 def child_pids(pid: int) -> set[int]:

@@ -5,14 +5,19 @@ the URL; the rest is redis-py's (``socket_timeout`` …). ``prefix`` defaults to
 the ``redis_prefix`` setting (``LUCIE_REDIS_PREFIX``, ``lucie:``), which the
 caller passes on. Used by the live store
 (:mod:`server.store.redis`) and the leaderboard store
-(:mod:`server.records.leaderboard_redis`) alike.
+(:mod:`server.records.leaderboard_redis`) alike, as is
+:func:`detect_cluster`: ``REDIS_URL`` pointing at any node of a Redis Cluster
+needs no other setting.
 """
 
 from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["int_option", "own_options", "split_url"]
+import redis
+from redis.exceptions import RedisError
+
+__all__ = ["detect_cluster", "int_option", "own_options", "split_url"]
 
 
 def split_url(url: str, default_prefix: str = "lucie:") -> tuple[str, str, int]:
@@ -41,3 +46,17 @@ def int_option(options: dict[str, str], name: str, default: int) -> int:
         return int(raw) if raw else default
     except ValueError:
         raise ValueError(f"redis://…?{name}= takes a number") from None
+
+
+def detect_cluster(url: str, timeout_s: float = 2.0) -> bool:
+    """Whether the Redis at ``url`` (a redis-py URL) has cluster mode enabled;
+    ``False`` when it cannot be asked (then ``LUCIE_REDIS_CLUSTER=true`` says so)."""
+    client = redis.Redis.from_url(url, socket_timeout=timeout_s,
+                                  socket_connect_timeout=timeout_s)
+    try:
+        info = client.info("cluster")
+        return bool(int(info.get("cluster_enabled", 0)))
+    except (RedisError, OSError, ValueError):
+        return False
+    finally:
+        client.close()
