@@ -49,18 +49,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--chaos", action="store_true", default=False,
                      help="also run the long soak variants of the fault tests "
                           "(marker chaos; make chaos)")
+    parser.addoption("--cluster-long", action="store_true", default=False,
+                     help="also run the long Redis Cluster runs (marker cluster_long; "
+                          "make test-cluster)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``chaos`` (long soak variants) are left out — deselected, not
     skipped: ``make test`` runs every test it lists — unless ``--chaos`` is given
-    (``make chaos``)."""
-    if config.getoption("--chaos"):
-        return
-    soak = [item for item in items if "chaos" in item.keywords]
-    if soak:
-        config.hook.pytest_deselected(items=soak)
-        items[:] = [item for item in items if "chaos" not in item.keywords]
+    (``make chaos``); likewise ``cluster_long`` unless ``--cluster-long``
+    (``make test-cluster``)."""
+    for marker, option in (("chaos", "--chaos"), ("cluster_long", "--cluster-long")):
+        if config.getoption(option):
+            continue
+        soak = [item for item in items if marker in item.keywords]
+        if soak:
+            config.hook.pytest_deselected(items=soak)
+            items[:] = [item for item in items if marker not in item.keywords]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
