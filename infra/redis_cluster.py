@@ -101,6 +101,7 @@ class LocalRedisCluster:
                                    + created.stdout.decode()[-2000:]
                                    + created.stderr.decode()[-2000:])
             self.wait_ok(deadline - time.monotonic())
+            self.wait_replicas(deadline - time.monotonic())
         except BaseException:
             self.stop()
             raise
@@ -157,6 +158,21 @@ class LocalRedisCluster:
             time.sleep(0.1)
         raise RuntimeError("the Redis Cluster is not ok: "
                            + self._cli(self.live_ports()[0], "CLUSTER", "NODES"))
+
+    def wait_replicas(self, timeout_s: float = 30.0) -> None:
+        """Wait until every master has ``replicas`` replicas online (synced), so
+        that a ``WAIT`` can be answered.
+
+        :raises RuntimeError: not so within ``timeout_s``.
+        """
+        deadline = time.monotonic() + max(timeout_s, 0.1)
+        while time.monotonic() < deadline:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                if all(self._cli(p, "INFO", "replication", timeout=1.0).count("state=online")
+                       >= self.replicas for p in self.master_ports()):
+                    return
+            time.sleep(0.1)
+        raise RuntimeError("the replicas of the Redis Cluster did not come online")
 
     def stop(self) -> None:
         """Kill every node (SIGKILL) and remove the nodes' folders. Idempotent."""
