@@ -140,7 +140,11 @@ class ShardedFollower:
                     buffer=self._buffer, check_s=self._check_s, sharded=True,
                     resolve=self._resolver(channel))
             self._of_channel[channel] = follower
-        return await follower.join(channel)
+        try:
+            return await follower.join(channel)
+        finally:
+            if not follower.follows(channel):  # refused or cancelled: forget it
+                self._of_channel.pop(channel, None)
 
     def _resolver(self, anchor: str) -> Any:
         first = True

@@ -18,6 +18,7 @@ from redis.asyncio.cluster import RedisCluster
 from infra.redis_cluster import LocalRedisCluster
 from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.store import open_store
+from server.store.base import StoreUnavailable, VersionConflict
 from server.store.redis import RedisStore
 
 from .contract import (
@@ -181,3 +182,28 @@ async def test_leaderboards_on_the_cluster_under_concurrency(
         assert sum([await boards.size(f"b{k}") for k in range(7)]) == 300
     finally:
         await boards.close()
+
+
+async def test_wait_acknowledges_only_what_enough_replicas_have(
+        redis_cluster: LocalRedisCluster) -> None:
+    """``WAIT 1`` (each master has one replica): writes are acknowledged.
+    ``WAIT 2``: fewer replicas than asked — the write is refused
+    ``StoreUnavailable`` though the primary applied it, so a resend of the
+    same client move id finds its answer (applied once)."""
+    prefix = f"w{secrets.token_hex(4)}:"
+    one = RedisStore.from_url(redis_cluster.url, prefix=prefix, wait_replicas=1,
+                              wait_timeout_ms=1000)
+    two = RedisStore.from_url(redis_cluster.url, prefix=prefix, wait_replicas=2,
+                              wait_timeout_ms=50)
+    try:
+        await one.rooms.save_room("w", {}, 0)
+        rev, _ = await one.racers.save_racer("w", "x", {"n": 1}, 0, answer=("m1", {"v": 1}))
+        assert rev == 1
+        with pytest.raises(StoreUnavailable):
+            await two.racers.save_racer("w", "x", {"n": 2}, 1, answer=("m2", {"v": 2}))
+        assert await two.racers.get_answer("w", "x", "m2") == {"v": 2}  # reads never wait
+        with pytest.raises(VersionConflict, match="answered"):
+            await one.racers.save_racer("w", "x", {"n": 2}, 2, answer=("m2", {"v": 2}))
+    finally:
+        await one.close()
+        await two.close()
