@@ -32,13 +32,15 @@ __all__ = ["LocalRedisCluster"]
 _HOST = "127.0.0.1"
 
 
-def _free_port() -> int:
-    """A TCP port free on 127.0.0.1 whose cluster bus port (+10000) is free too."""
+def _free_port(taken: set[int]) -> int:
+    """A TCP port free on 127.0.0.1 whose cluster bus port (+10000) is free too,
+    neither of them in ``taken`` (the ports of the nodes chosen so far, and
+    their bus ports)."""
     for _ in range(200):
         with socket.socket() as s:
             s.bind((_HOST, 0))
             port = int(s.getsockname()[1])
-        if port + 10000 > 65535:
+        if port + 10000 > 65535 or {port, port + 10000} & taken:
             continue
         with socket.socket() as bus:
             try:
@@ -86,8 +88,11 @@ class LocalRedisCluster:
         else:
             self._dir = Path(tempfile.mkdtemp(prefix="lucie-redis-cluster-"))
         try:
+            taken: set[int] = set()
             for _ in range(self.masters * (1 + self.replicas)):
-                self._start_node(_free_port())
+                port = _free_port(taken)
+                taken |= {port, port + 10000}
+                self._start_node(port)
             deadline = time.monotonic() + timeout_s
             for port in self.ports:
                 self._wait_ping(port, deadline)
