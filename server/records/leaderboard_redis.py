@@ -25,7 +25,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from server.errors import StoreUnavailable
-from server.runtime.redis_url import detect_cluster
+from server.runtime.redis_url import ClusterClient, detect_cluster
 
 from .leaderboard_store import MAX_ENTRIES, BoardEntry, LeaderboardStore
 
@@ -80,8 +80,8 @@ class RedisLeaderboardStore(LeaderboardStore):
         if cluster is None:
             cluster = detect_cluster(bare)
         if cluster:  # per node; redis-py's async cluster raises when one is full
-            return cls(RedisCluster.from_url(bare, socket_timeout=5, socket_connect_timeout=5,
-                                             max_connections=1024), prefix=prefix)
+            return cls(ClusterClient.from_url(bare, socket_timeout=5, socket_connect_timeout=5,
+                                              max_connections=1024), prefix=prefix)
         return cls(aioredis.Redis.from_url(bare, socket_timeout=5, socket_connect_timeout=5),
                    prefix=prefix)
 

@@ -12,12 +12,14 @@ needs no other setting.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
-__all__ = ["detect_cluster", "int_option", "own_options", "split_url"]
+__all__ = ["ClusterClient", "detect_cluster", "int_option", "own_options", "split_url"]
 
 
 def split_url(url: str, default_prefix: str = "lucie:") -> tuple[str, str, int]:
@@ -60,3 +62,19 @@ def detect_cluster(url: str, timeout_s: float = 2.0) -> bool:
         return False
     finally:
         client.close()
+
+
+class ClusterClient(RedisCluster):
+    """redis-py's asyncio ``RedisCluster``, its slot map loaded before a command
+    is routed. redis-py 8.1 routes the commands that arrive before its first
+    ``initialize()`` with no slot map; a burst of them at start (50 at once
+    here) makes it reload the map under them and some fail with
+    ``AttributeError: 'NoneType' object has no attribute 'writelines'`` (not a
+    ``RedisError``). ``initialize()`` is idempotent and locked: after the first
+    call it returns at once. Pipelines load the map themselves first.
+    """
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        await self.initialize()
+        return await super().execute_command(*args, **kwargs)
+

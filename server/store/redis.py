@@ -49,7 +49,13 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.runtime.redis_url import detect_cluster, int_option, own_options, split_url
+from server.runtime.redis_url import (
+    ClusterClient,
+    detect_cluster,
+    int_option,
+    own_options,
+    split_url,
+)
 
 from .redis_archive import RedisPendingArchive
 from .redis_clock import RedisClock
@@ -125,7 +131,7 @@ class RedisStore:
             # max_connections per node: redis-py's async cluster raises at once
             # (MaxConnectionsError) when a node's pool is full, and before the fix of
             # redis-py#4110 leaks a connection per write error in a failover
-            nodes = Nodes(RedisCluster.from_url(bare, max_connections=1024, **common),
+            nodes = Nodes(ClusterClient.from_url(bare, max_connections=1024, **common),
                           {**common, **retry_kw, "max_connections": 256})
             return cls(nodes.cluster, None, prefix=prefix, event_retention=event_retention,
                        batch=batch, nodes=nodes, wait_replicas=wait_replicas,

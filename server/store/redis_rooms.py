@@ -17,6 +17,7 @@ index writes (:meth:`~server.store.redis_archive.RedisPendingArchive.claim`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any, cast
@@ -146,9 +147,8 @@ class RedisRoomRecords:
             else:
                 pipe.zadd(ctx.index_key, {room_id: deadline}, xx=True)
             if code and ctx.cluster:  # a script in a cluster pipeline is not loaded
-                await pipe.execute()
-                await ctx.eval(self._expire_code, [ctx.code_key(code.decode())],
-                               [room_id, after_ms])
+                await asyncio.gather(pipe.execute(), ctx.eval(
+                    self._expire_code, [ctx.code_key(code.decode())], [room_id, after_ms]))
                 return
             if code:
                 await self._expire_code(keys=[ctx.code_key(code.decode())],

@@ -207,3 +207,18 @@ async def test_wait_acknowledges_only_what_enough_replicas_have(
     finally:
         await one.close()
         await two.close()
+
+
+async def test_a_burst_of_first_commands_is_served(redis_cluster: LocalRedisCluster) -> None:
+    """The first commands of a new client arriving all at once (a process
+    starting under load) are all served: redis-py 8.1 routed them with no slot
+    map and failed some with AttributeError (``ClusterClient``)."""
+    prefix = f"b{secrets.token_hex(4)}:"
+    for _ in range(5):
+        boards = RedisLeaderboardStore.from_url(redis_cluster.url, prefix=prefix)
+        try:
+            got = await asyncio.gather(*(boards.size(f"b{i}") for i in range(200)),
+                                       return_exceptions=True)
+        finally:
+            await boards.close()
+        assert got == [0] * 200
