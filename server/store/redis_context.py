@@ -68,6 +68,8 @@ class RedisContext:
         self._timed: dict[str, tuple[str, Any]] = {}
         self.batch = Batcher(client, max_batch=batch, nodes=nodes, wait_replicas=wait_replicas,
                              wait_timeout_ms=wait_timeout_ms)
+        self.waits = wait_replicas > 0
+        """Whether writes are acknowledged only after ``WAIT``."""
         self.clock = RedisClock(client, sync_s=clock_sync_s)
         buffer = max(64, 2 * self.event_retention)
         self.follower: Follower | ShardedFollower

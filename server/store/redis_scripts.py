@@ -54,6 +54,7 @@ __all__ = [
     "SAVE_RACER",
     "SAVE_ROOM",
     "TAKE_SEAT",
+    "TOUCH",
 ]
 
 _LIB: Final = r"""
@@ -207,6 +208,13 @@ PERSIST_CODE: Final = r"""
 -- KEYS: code key; ARGV: room id. Keeps the code while it is still the room's.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('PERSIST', KEYS[1])
+"""
+
+TOUCH: Final = r"""
+-- KEYS: the room hash. A write that changes nothing, so that a WAIT after it
+-- covers every earlier write of the room (a stored answer read again).
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'w', 0) end
+return 0
 """
 
 CLEAR_TIMER: Final = r"""

@@ -188,8 +188,10 @@ async def test_wait_acknowledges_only_what_enough_replicas_have(
         redis_cluster: LocalRedisCluster) -> None:
     """``WAIT 1`` (each master has one replica): writes are acknowledged.
     ``WAIT 2``: fewer replicas than asked — the write is refused
-    ``StoreUnavailable`` though the primary applied it, so a resend of the
-    same client move id finds its answer (applied once)."""
+    ``StoreUnavailable`` though the primary applied it, and so is its stored
+    answer read again (a resend is acknowledged only as durable as the first
+    answer would have been); with ``WAIT 1`` the resend finds its answer
+    (applied once)."""
     prefix = f"w{secrets.token_hex(4)}:"
     one = RedisStore.from_url(redis_cluster.url, prefix=prefix, wait_replicas=1,
                               wait_timeout_ms=1000)
@@ -201,7 +203,10 @@ async def test_wait_acknowledges_only_what_enough_replicas_have(
         assert rev == 1
         with pytest.raises(StoreUnavailable):
             await two.racers.save_racer("w", "x", {"n": 2}, 1, answer=("m2", {"v": 2}))
-        assert await two.racers.get_answer("w", "x", "m2") == {"v": 2}  # reads never wait
+        with pytest.raises(StoreUnavailable):
+            await two.racers.get_answer("w", "x", "m2")
+        assert await one.racers.get_answer("w", "x", "m2") == {"v": 2}
+        assert (await one.racers.get_move_state("w", "x", "m2"))[1] == {"v": 2}
         with pytest.raises(VersionConflict, match="answered"):
             await one.racers.save_racer("w", "x", {"n": 2}, 2, answer=("m2", {"v": 2}))
     finally:
