@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 
 from infra.redis_cluster import LocalRedisCluster
 from server.records.leaderboard_redis import RedisLeaderboardStore
@@ -130,13 +131,18 @@ async def test_events_fan_out_by_sharded_pubsub_across_processes(
             got = await asyncio.gather(*(follow(rid) for rid in rooms))
         assert got == [["created", "x"]] * len(rooms)
         assert a.follower.channels == 0
-        # one sharded pub/sub connection per master serving a followed room
-        admin = aioredis.Redis(port=redis_cluster.master_ports()[0])
+        # followed by SSUBSCRIBE on the master owning the room's slot, not SUBSCRIBE
+        channel = f"{prefix}{{room:{rooms[0]}}}:ch"
+        sub = await a.follower.join(channel)
+        owner = aioredis.Redis(port=redis_cluster.master_of_slot(key_slot(channel.encode())))
         try:
-            kinds = await admin.execute_command("PUBSUB", "SHARDNUMSUB")
-            assert kinds is not None
+            assert await owner.execute_command("PUBSUB", "SHARDNUMSUB", channel) == [
+                channel.encode(), 1]
+            assert await owner.execute_command("PUBSUB", "NUMSUB", channel) == [
+                channel.encode(), 0]
         finally:
-            await admin.aclose()
+            a.follower.leave(channel, sub)
+            await owner.aclose()
     finally:
         await a.close()
         await b.close()
