@@ -27,7 +27,7 @@ from tests.e2e.wire import Api, recv
 from tests.race.helpers import pick_move
 
 from .cluster import Cluster
-from .racing import Racer
+from .racing import Racer, events_of
 
 pytestmark = [pytest.mark.cluster_long, pytest.mark.timeout(180)]
 
@@ -109,8 +109,15 @@ async def _race_through_failover(wait_replicas: int) -> dict[str, Any]:
             stop.set()
             await asyncio.gather(*playing)
             finals = [await r.game() for r in racers]
+            last = (await apis[0].get(f"/rooms/{room['id']}"))["seq"]
+            async with asyncio.timeout(10):
+                for r in racers:  # each socket gets every event, after the failover too
+                    while r.last_seq < last:
+                        assert r.ws is not None
+                        r.msgs.append(await recv(r.ws))
             for r in racers:
                 await r.close()
+            logs = [events_of(r.msgs) for r in racers]
             refusals = [x for m in moves for x in m.refusals]
             return {
                 "acked": [len(m.acked) for m in moves],
@@ -121,6 +128,7 @@ async def _race_through_failover(wait_replicas: int) -> dict[str, Any]:
                 "window_s": max((t for t, _ in refusals), default=killed_at) - killed_at,
                 "resumed_s": resumed_at - killed_at,
                 "refusals": len(refusals),
+                "logs": logs,
             }
         finally:
             for api in apis:
@@ -130,7 +138,15 @@ async def _race_through_failover(wait_replicas: int) -> dict[str, Any]:
 
 async def test_a_master_killed_mid_race_loses_no_acknowledged_move_with_wait() -> None:
     got = await _race_through_failover(wait_replicas=1)
+    logs = got.pop("logs")
     print(f"failover with WAIT 1: {got}")
+    # the fan-out followed the slot to the promoted replica: each socket's
+    # events are gap-free and the same on both processes
+    for log in logs:
+        seqs = [e["seq"] for e in log]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert logs[0] == logs[1]
+    assert [e["type"] for e in logs[0]].count("progress") == sum(got["final_version"])
     assert set(got["codes"]) <= {"store/unavailable"}, got
     assert got["window_s"] < 15, got  # refusals only within the failover window
     # zero lost: every acknowledged move is in the final state
@@ -143,6 +159,7 @@ async def test_without_wait_the_race_goes_on_and_says_what_it_lost() -> None:
     errors; an acknowledged move may be lost (it was on no replica yet when
     its master died) — the count is printed (docs/reliability.md), not asserted."""
     got = await _race_through_failover(wait_replicas=0)
+    got.pop("logs")
     lost = sum(a - f for a, f in zip(got["acked"], got["final_moves"], strict=True))
     print(f"failover without WAIT: lost {lost} acknowledged moves; {got}")
     assert set(got["codes"]) <= {"store/unavailable"}, got
