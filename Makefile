@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-test
 # anything (docs/dependencies.md).
 LOCK := requirements/dev.lock
 
-.PHONY: run test test-lowest lock upgrade chaos fuzz lint bench load server venv clean
+.PHONY: run test test-lowest test-cluster lock upgrade chaos fuzz lint bench load server venv clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,13 @@ lock: $(STAMP)
 
 upgrade: $(STAMP)
 	$(PY) scripts/lock.py --upgrade
+
+# The Redis Cluster suite with its long runs (marker cluster_long: a master
+# killed mid-race, with and without WAIT): real local clusters of redis-server
+# processes on free ports (infra/redis_cluster.py); make test runs the short ones.
+test-cluster: $(STAMP)
+	$(PY) -m pytest -q -s tests/store/test_redis_cluster.py tests/redis/test_redis_cluster_race.py \
+	    tests/redis/test_redis_cluster_failover.py --cluster-long
 
 # The fault suite with its long soak variants (marker chaos; make test runs
 # the short cases only).

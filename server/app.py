@@ -114,7 +114,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         # import this module and need none of SQLAlchemy/Alembic (~1 s to import)
         from server.archive import ArchiveDb, Archiver, database_url, describe
 
-        store = open_store(settings.redis_url, default_prefix=settings.redis_prefix)
+        store = open_store(settings.redis_url, default_prefix=settings.redis_prefix,
+                           cluster=settings.redis_cluster,
+                           wait_replicas=settings.redis_wait_replicas,
+                           wait_timeout_ms=settings.redis_wait_timeout_ms)
         authority = RaceAuthority(store, RaceConfig(
             ended_ttl_ms=settings.ended_ttl_s * 1000,
             waiting_ttl_ms=settings.waiting_ttl_s * 1000,
@@ -138,7 +141,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.players = archive  # server.records.players.PlayerArchive
         archiving = asyncio.create_task(archiver.run())
         close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url,
-                                              settings.redis_prefix)
+                                              settings.redis_prefix, getattr(
+                                                  store, "cluster", False))
         close_solver = await attach_solver(authority)
         ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
         collector = asyncio.create_task(
@@ -269,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(settings.env_lines()))
         return 0
     try:
-        open_store(settings.redis_url, default_prefix=settings.redis_prefix)  # a bad URL
+        # a bad URL (no round trip: the mode is asked at start)
+        open_store(settings.redis_url, default_prefix=settings.redis_prefix, cluster=False)
     except ValueError as exc:
         print(f"lucie-server: REDIS_URL: {exc}", file=sys.stderr)
         return 2

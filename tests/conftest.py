@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from infra.redis_cluster import LocalRedisCluster
+
 REPO = Path(__file__).resolve().parents[1]
 RUNS = Path(tempfile.gettempdir()) / "lucie-tests"
 RUN_DIR = RUNS / f"run-{os.getpid()}"
@@ -47,18 +49,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--chaos", action="store_true", default=False,
                      help="also run the long soak variants of the fault tests "
                           "(marker chaos; make chaos)")
+    parser.addoption("--cluster-long", action="store_true", default=False,
+                     help="also run the long Redis Cluster runs (marker cluster_long; "
+                          "make test-cluster)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``chaos`` (long soak variants) are left out — deselected, not
     skipped: ``make test`` runs every test it lists — unless ``--chaos`` is given
-    (``make chaos``)."""
-    if config.getoption("--chaos"):
-        return
-    soak = [item for item in items if "chaos" in item.keywords]
-    if soak:
-        config.hook.pytest_deselected(items=soak)
-        items[:] = [item for item in items if "chaos" not in item.keywords]
+    (``make chaos``); likewise ``cluster_long`` unless ``--cluster-long``
+    (``make test-cluster``)."""
+    for marker, option in (("chaos", "--chaos"), ("cluster_long", "--cluster-long")):
+        if config.getoption(option):
+            continue
+        soak = [item for item in items if marker in item.keywords]
+        if soak:
+            config.hook.pytest_deselected(items=soak)
+            items[:] = [item for item in items if marker not in item.keywords]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -155,6 +162,15 @@ def server_factory() -> Iterator[ServerFactory]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[LocalRedisCluster]:
+    """A real local Redis Cluster (3 masters, 3 replicas, free ports), shared by the
+    session's cluster tests; each test uses its own key prefix. A test that kills
+    a node starts its own cluster instead."""
+    with LocalRedisCluster(base_dir=run_dir("redis-cluster-")) as cluster:
+        yield cluster
 
 
 def child_pids(pid: int) -> set[int]:

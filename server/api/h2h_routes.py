@@ -58,12 +58,15 @@ MAX_BODY: Final = 2 * 1024 * 1024
 
 
 async def attach_head_to_head(state: Any, authority: RaceAuthority, redis_url: str | None,
-                              redis_prefix: str = "lucie:") -> Callable[[], Awaitable[None]]:
+                              redis_prefix: str = "lucie:",
+                              redis_cluster: bool = False) -> Callable[[], Awaitable[None]]:
     """Set ``state.leaderboards`` and ``state.ghosts``, feed the boards at each race end;
     returns the coroutine function that releases them (call it at shutdown). The
     boards live in ``redis_url`` (memory when unset), keys under the URL's
-    ``?prefix=`` else ``redis_prefix`` (the setting)."""
-    boards = open_leaderboard_store(redis_url, default_prefix=redis_prefix)
+    ``?prefix=`` else ``redis_prefix`` (the setting); ``redis_cluster``: that Redis
+    is a Redis Cluster (as the room store found)."""
+    boards = open_leaderboard_store(redis_url, default_prefix=redis_prefix,
+                                    cluster=redis_cluster)
     ghosts = GhostRooms(authority, plan_ghost)
     authority.race_over_hooks.append(race_over_hook(boards))
     state.leaderboards, state.ghosts = boards, ghosts

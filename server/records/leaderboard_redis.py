@@ -21,9 +21,11 @@ from typing import Any, Final, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from server.errors import StoreUnavailable
+from server.runtime.redis_url import ClusterClient, detect_cluster
 
 from .leaderboard_store import MAX_ENTRIES, BoardEntry, LeaderboardStore
 
@@ -51,7 +53,7 @@ return seq
 class RedisLeaderboardStore(LeaderboardStore):
     """Leaderboards in Redis sorted sets (module docstring)."""
 
-    def __init__(self, client: aioredis.Redis, *, prefix: str = "lucie:",
+    def __init__(self, client: aioredis.Redis | RedisCluster, *, prefix: str = "lucie:",
                  max_entries: int = MAX_ENTRIES) -> None:
         self._redis = client
         self._prefix = prefix
@@ -60,12 +62,14 @@ class RedisLeaderboardStore(LeaderboardStore):
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str | None = None,
-                 default_prefix: str = "lucie:") -> RedisLeaderboardStore:
+                 default_prefix: str = "lucie:",
+                 cluster: bool | None = None) -> RedisLeaderboardStore:
         """A store on a new client for ``url``, read as the room store reads it
         (:mod:`server.store.redis`): ``redis://host:port/db?prefix=lucie:``; keys
         start with ``prefix`` if given, else the URL's, else ``default_prefix``
         (the ``redis_prefix`` setting); ``retention`` is the room store's and
-        ignored here."""
+        ignored here. ``cluster``: the URL names a node of a Redis Cluster (``None``:
+        ask the server); every key of a board shares its hash tag."""
         parts = urlsplit(url)
         options = dict(parse_qsl(parts.query))
         given = options.pop("prefix", None)
@@ -73,6 +77,11 @@ class RedisLeaderboardStore(LeaderboardStore):
         if prefix is None:
             prefix = given or default_prefix
         bare = urlunsplit(parts._replace(query=urlencode(options)))
+        if cluster is None:
+            cluster = detect_cluster(bare)
+        if cluster:  # per node; redis-py's async cluster raises when one is full
+            return cls(ClusterClient.from_url(bare, socket_timeout=5, socket_connect_timeout=5,
+                                              max_connections=1024), prefix=prefix)
         return cls(aioredis.Redis.from_url(bare, socket_timeout=5, socket_connect_timeout=5),
                    prefix=prefix)
 

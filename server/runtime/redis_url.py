@@ -5,14 +5,21 @@ the URL; the rest is redis-py's (``socket_timeout`` …). ``prefix`` defaults to
 the ``redis_prefix`` setting (``LUCIE_REDIS_PREFIX``, ``lucie:``), which the
 caller passes on. Used by the live store
 (:mod:`server.store.redis`) and the leaderboard store
-(:mod:`server.records.leaderboard_redis`) alike.
+(:mod:`server.records.leaderboard_redis`) alike, as is
+:func:`detect_cluster`: ``REDIS_URL`` pointing at any node of a Redis Cluster
+needs no other setting.
 """
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["int_option", "own_options", "split_url"]
+import redis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import RedisError
+
+__all__ = ["ClusterClient", "detect_cluster", "int_option", "own_options", "split_url"]
 
 
 def split_url(url: str, default_prefix: str = "lucie:") -> tuple[str, str, int]:
@@ -41,3 +48,33 @@ def int_option(options: dict[str, str], name: str, default: int) -> int:
         return int(raw) if raw else default
     except ValueError:
         raise ValueError(f"redis://…?{name}= takes a number") from None
+
+
+def detect_cluster(url: str, timeout_s: float = 2.0) -> bool:
+    """Whether the Redis at ``url`` (a redis-py URL) has cluster mode enabled;
+    ``False`` when it cannot be asked (then ``LUCIE_REDIS_CLUSTER=true`` says so)."""
+    client = redis.Redis.from_url(url, socket_timeout=timeout_s,
+                                  socket_connect_timeout=timeout_s)
+    try:
+        info = client.info("cluster")
+        return bool(int(info.get("cluster_enabled", 0)))
+    except (RedisError, OSError, ValueError):
+        return False
+    finally:
+        client.close()
+
+
+class ClusterClient(RedisCluster):
+    """redis-py's asyncio ``RedisCluster``, its slot map loaded before a command
+    is routed. redis-py 8.1 routes the commands that arrive before its first
+    ``initialize()`` with no slot map; a burst of them at start (50 at once
+    here) makes it reload the map under them and some fail with
+    ``AttributeError: 'NoneType' object has no attribute 'writelines'`` (not a
+    ``RedisError``). ``initialize()`` is idempotent and locked: after the first
+    call it returns at once. Pipelines load the map themselves first.
+    """
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        await self.initialize()
+        return await super().execute_command(*args, **kwargs)
+

@@ -88,6 +88,17 @@ class Settings(BaseSettings):
         description="first characters of every Redis key, so deployments and test runs "
                     "can share one Redis; a `?prefix=` in the store URL wins",
         json_schema_extra=_range("non-empty"))
+    redis_cluster: bool | None = Field(
+        None, description="the store URL names a node of a Redis Cluster; unset: asked of "
+                          "the server (`INFO cluster`) at start (docs/architecture.md, "
+                          "\"Redis Cluster\")",
+        json_schema_extra=_range("`true`, `false` or unset"))
+    redis_wait_replicas: int = Field(
+        0, ge=0, le=16, description="replicas that must have a race write (`WAIT`) before it "
+                                    "is acknowledged; fewer in time: `store/unavailable` "
+                                    "(docs/reliability.md); 0: no wait")
+    redis_wait_timeout_ms: int = Field(
+        100, gt=0, le=10_000, description="how long a write waits for those replicas, ms")
     host: str = Field("127.0.0.1", description="bind address",
                       json_schema_extra=_range("an address or a host name"))
     port: int = Field(8000, ge=0, le=65535, description="port (0: one the system picks)")

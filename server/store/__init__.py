@@ -52,12 +52,16 @@ __all__ = [
 ]
 
 
-def open_store(url: str | None, *, default_prefix: str = "lucie:") -> LiveStore:
+def open_store(url: str | None, *, default_prefix: str = "lucie:", cluster: bool | None = None,
+               wait_replicas: int = 0, wait_timeout_ms: int = 100) -> LiveStore:
     """The store for ``url``: ``None``/``""``/``memory://`` → :class:`MemoryStore`
     (``memory://?retention=N`` keeps N events per room, default 1000),
     ``redis://…`` / ``rediss://…`` / ``unix://…`` →
     ``server.store.redis.RedisStore.from_url(url)``, its keys starting with
-    the URL's ``?prefix=``, else ``default_prefix`` (the ``redis_prefix`` setting).
+    the URL's ``?prefix=``, else ``default_prefix`` (the ``redis_prefix`` setting);
+    ``cluster`` (``None``: ask the server), ``wait_replicas`` and
+    ``wait_timeout_ms`` are passed on (the ``redis_cluster``, ``redis_wait_*``
+    settings).
 
     :raises ValueError: unknown scheme, a malformed option, or the Redis
         backend is not installed.
@@ -77,5 +81,7 @@ def open_store(url: str | None, *, default_prefix: str = "lucie:") -> LiveStore:
         except ModuleNotFoundError as exc:
             raise ValueError(f"the Redis store is not available: {exc}") from None
         assert url is not None
-        return RedisStore.from_url(url, default_prefix=default_prefix)
+        return RedisStore.from_url(url, default_prefix=default_prefix, cluster=cluster,
+                                   wait_replicas=wait_replicas,
+                                   wait_timeout_ms=wait_timeout_ms)
     raise ValueError(f"unknown store URL scheme {scheme!r}; use memory:// or redis://")

@@ -25,6 +25,15 @@ every key, so several deployments or test runs can share one Redis;
 ``batch`` caps the commands of one auto-pipeline
 (:mod:`server.store.redis_batch`; 1 turns batching off).
 
+Redis Cluster: when the server at the URL runs in cluster mode (detected
+with ``INFO cluster``, or said by ``cluster=True``) the store runs on
+redis-py's ``RedisCluster``: room keys keep their ``{room:R}`` hash tag,
+cross-room keys share the tag ``{ix}``, the auto-pipeline goes per node and
+the fan-out uses sharded pub/sub (:mod:`server.store.redis_shards`;
+docs/architecture.md, "Redis Cluster"). ``wait_replicas`` > 0: a write is
+acknowledged only once ``WAIT`` counted that many replicas
+(:mod:`server.store.redis_batch`).
+
 Faults: every Redis error or timeout (default 2 s) becomes
 :class:`~server.store.base.StoreUnavailable`; the connection pool reconnects
 on the next call.
@@ -35,11 +44,18 @@ from __future__ import annotations
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.runtime.redis_url import int_option, own_options, split_url
+from server.runtime.redis_url import (
+    ClusterClient,
+    detect_cluster,
+    int_option,
+    own_options,
+    split_url,
+)
 
 from .redis_archive import RedisPendingArchive
 from .redis_clock import RedisClock
@@ -50,6 +66,7 @@ from .redis_fanout import Follower
 from .redis_games import RedisRacerGames
 from .redis_indexes import RedisIndexes
 from .redis_rooms import RedisRoomRecords
+from .redis_shards import Nodes, ShardedFollower
 
 __all__ = ["RedisStore"]
 
@@ -60,15 +77,20 @@ class RedisStore:
     ``client`` runs commands; ``pubsub_client`` (same server) is used only
     by the per-process follower. ``event_retention``: events kept per room
     (at least 1); ``clock_sync_s``: seconds between clock calibrations;
-    ``batch``: most commands of one auto-pipeline. Prefer :meth:`from_url`.
+    ``batch``: most commands of one auto-pipeline; ``nodes`` (cluster mode),
+    ``wait_replicas``, ``wait_timeout_ms``: see :class:`RedisContext`.
+    Prefer :meth:`from_url`.
     """
 
-    def __init__(self, client: aioredis.Redis, pubsub_client: aioredis.Redis, *,
+    def __init__(self, client: aioredis.Redis | RedisCluster,
+                 pubsub_client: aioredis.Redis | None, *,
                  prefix: str = "lucie:", event_retention: int = 1000,
-                 clock_sync_s: float = 1.0, batch: int = 512) -> None:
+                 clock_sync_s: float = 1.0, batch: int = 512, nodes: Nodes | None = None,
+                 wait_replicas: int = 0, wait_timeout_ms: int = 100) -> None:
         self._ctx = RedisContext(client, pubsub_client, prefix=prefix,
                                  event_retention=event_retention,
-                                 clock_sync_s=clock_sync_s, batch=batch)
+                                 clock_sync_s=clock_sync_s, batch=batch, nodes=nodes,
+                                 wait_replicas=wait_replicas, wait_timeout_ms=wait_timeout_ms)
         self.rooms = RedisRoomRecords(self._ctx)
         self.racers = RedisRacerGames(self._ctx)
         self.events = RedisEventLog(self._ctx)
@@ -79,12 +101,16 @@ class RedisStore:
     @classmethod
     def from_url(cls, url: str, *, prefix: str | None = None, default_prefix: str = "lucie:",
                  event_retention: int | None = None,
-                 client_name: str | None = None) -> RedisStore:
+                 client_name: str | None = None, cluster: bool | None = None,
+                 wait_replicas: int = 0, wait_timeout_ms: int = 100) -> RedisStore:
         """A store for ``url`` (module docstring for the query options); keys
         start with ``prefix`` if given, else the URL's ``?prefix=``, else
         ``default_prefix`` (the ``redis_prefix`` setting). Its
         connections are named ``client_name`` (default ``lucie-server:<prefix>``,
-        shown by ``CLIENT LIST``).
+        shown by ``CLIENT LIST``). ``cluster``: ``None`` asks the server
+        (:func:`~server.store.redis_shards.detect_cluster`, one blocking round
+        trip); ``wait_replicas``/``wait_timeout_ms``: ``WAIT`` before a write's
+        acknowledgement (0: none).
 
         :raises ValueError: a malformed ``retention``.
         """
@@ -93,17 +119,29 @@ class RedisStore:
         prefix = url_prefix if prefix is None else prefix
         event_retention = url_retention if event_retention is None else event_retention
         common: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 2.0,
-                                  "health_check_interval": 10, **connection_options(bare),
+                                  "health_check_interval": 10,
                                   "client_name": client_name or f"lucie-server:{prefix}"}
-        client = aioredis.Redis.from_url(
-            bare, max_connections=256,
+        retry_kw: dict[str, Any] = {
             # a dropped connection is retried (reconnect); a timeout is not: the
             # write may have run, and the caller gets StoreUnavailable at once
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2,
-                        supported_errors=(RedisConnectionError,)),
-            **common)
+            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), 2,
+                           supported_errors=(RedisConnectionError,))}
+        if cluster is None:
+            cluster = detect_cluster(bare)
+        if cluster:
+            # max_connections per node: redis-py's async cluster raises at once
+            # (MaxConnectionsError) when a node's pool is full, and before the fix of
+            # redis-py#4110 leaks a connection per write error in a failover
+            nodes = Nodes(ClusterClient.from_url(bare, max_connections=1024, **common),
+                          {**common, **retry_kw, "max_connections": 256})
+            return cls(nodes.cluster, None, prefix=prefix, event_retention=event_retention,
+                       batch=batch, nodes=nodes, wait_replicas=wait_replicas,
+                       wait_timeout_ms=wait_timeout_ms)
+        client = aioredis.Redis.from_url(bare, max_connections=256, **retry_kw, **common,
+                                         **connection_options(bare))
         pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0), **common)
-        return cls(client, pubsub, prefix=prefix, event_retention=event_retention, batch=batch)
+        return cls(client, pubsub, prefix=prefix, event_retention=event_retention, batch=batch,
+                   wait_replicas=wait_replicas, wait_timeout_ms=wait_timeout_ms)
 
     @property
     def prefix(self) -> str:
@@ -111,7 +149,12 @@ class RedisStore:
         return self._ctx.prefix
 
     @property
-    def follower(self) -> Follower:
+    def cluster(self) -> bool:
+        """Whether the store runs on a Redis Cluster."""
+        return self._ctx.cluster
+
+    @property
+    def follower(self) -> Follower | ShardedFollower:
         """This process's pub/sub follower (fan-out of live events)."""
         return self._ctx.follower
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from server.runtime.metrics import redis_error
@@ -41,7 +42,7 @@ class RedisClock:
     """:class:`~server.store.base.ServiceClock` on the ``TIME`` of ``client``'s
     Redis (module docstring); ``sync_s``: seconds between calibrations."""
 
-    def __init__(self, client: aioredis.Redis, *, sync_s: float = 1.0) -> None:
+    def __init__(self, client: aioredis.Redis | RedisCluster, *, sync_s: float = 1.0) -> None:
         self._redis = client
         self._sync_s = sync_s
         self._offset_ms: float | None = None

@@ -4,7 +4,8 @@ The context holds the command client, the key prefix and every key name
 (layout: :mod:`server.store.redis_scripts`), the auto-pipeline
 (:class:`~server.store.redis_batch.Batcher`), the calibrated clock
 (:class:`~server.store.redis_clock.RedisClock`) and the per-process fan-out
-follower (:class:`~server.store.redis_fanout.Follower`). Each part of
+follower (:class:`~server.store.redis_fanout.Follower`; on a Redis Cluster
+:class:`~server.store.redis_shards.ShardedFollower`). Each part of
 :mod:`server.store.redis` keeps a reference to it; none opens connections
 of its own.
 """
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, RedisError
 
@@ -26,6 +28,7 @@ from .base import Versioned, decode_record
 from .redis_batch import Batcher
 from .redis_clock import RedisClock, unavailable
 from .redis_fanout import Follower
+from .redis_shards import Nodes, ShardedFollower
 
 __all__ = ["RedisContext", "read_versioned", "unavailable"]
 
@@ -46,23 +49,47 @@ class RedisContext:
     ``client`` runs commands; ``pubsub_client`` (same server) is used only by
     the follower. ``event_retention``: events kept per room (at least 1);
     ``clock_sync_s``: seconds between clock calibrations; ``batch``: most
-    commands of one auto-pipeline (1: no batching).
+    commands of one auto-pipeline (1: no batching). ``nodes``: given on a
+    Redis Cluster (``client`` is then a ``RedisCluster``; cross-room keys
+    carry the hash tag ``{ix}``). ``wait_replicas``, ``wait_timeout_ms``:
+    ``WAIT`` before a write is acknowledged (:mod:`server.store.redis_batch`).
     """
 
-    def __init__(self, client: aioredis.Redis, pubsub_client: aioredis.Redis, *,
-                 prefix: str, event_retention: int, clock_sync_s: float, batch: int) -> None:
+    def __init__(self, client: aioredis.Redis | RedisCluster, pubsub_client: aioredis.Redis | None,
+                 *, prefix: str, event_retention: int, clock_sync_s: float, batch: int,
+                 nodes: Nodes | None = None, wait_replicas: int = 0,
+                 wait_timeout_ms: int = 100) -> None:
         self.redis = client
         self.prefix = prefix
+        self.nodes = nodes
+        self.ix = prefix + ("{ix}" if nodes is not None else "")
+        """The start of every cross-room key (one cluster slot for them all)."""
         self.event_retention = max(1, event_retention)
         self._timed: dict[str, tuple[str, Any]] = {}
-        self.batch = Batcher(client, max_batch=batch)
+        self.batch = Batcher(client, max_batch=batch, nodes=nodes, wait_replicas=wait_replicas,
+                             wait_timeout_ms=wait_timeout_ms)
+        self.waits = wait_replicas > 0
+        """Whether writes are acknowledged only after ``WAIT``."""
         self.clock = RedisClock(client, sync_s=clock_sync_s)
-        self.follower = Follower(pubsub_client, self._alive_channels,
-                                 buffer=max(64, 2 * self.event_retention))
+        buffer = max(64, 2 * self.event_retention)
+        self.follower: Follower | ShardedFollower
+        if nodes is not None:
+            self.follower = ShardedFollower(nodes, self._alive_channels, buffer=buffer)
+        else:
+            assert pubsub_client is not None
+            self.follower = Follower(pubsub_client, self._alive_channels, buffer=buffer)
+
+    @property
+    def cluster(self) -> bool:
+        """Whether the store runs on a Redis Cluster."""
+        return self.nodes is not None
 
     def script(self, source: str, name: str = "script") -> AsyncScript:
         """``source`` registered on the command client (its SHA1, loaded lazily);
-        ``name`` labels its calls through :meth:`eval` in the metrics."""
+        ``name`` labels its calls through :meth:`eval` in the metrics. On a
+        cluster its ``PUBLISH`` calls become ``SPUBLISH`` (sharded pub/sub)."""
+        if self.cluster:
+            source = source.replace("redis.call('PUBLISH'", "redis.call('SPUBLISH'")
         script = self.redis.register_script(source)
         self._timed[script.sha] = (name, REDIS_SECONDS.labels(name))
         return script
@@ -111,26 +138,32 @@ class RedisContext:
     @property
     def index_key(self) -> str:
         """Sorted set: live room id → its expiry (Unix ms; ``+inf``: none set)."""
-        return f"{self.prefix}rooms"
+        return f"{self.ix}rooms"
 
     @property
     def archive_key(self) -> str:
         """Sorted set: finished room id → until when its archive claim holds (0: none)."""
-        return f"{self.prefix}archive"
+        return f"{self.ix}archive"
 
     @property
     def lobby_key(self) -> str:
         """Sorted set: room id → until when the lobby lists it (Unix ms)."""
-        return f"{self.prefix}lobby"
+        return f"{self.ix}lobby"
 
     def quick_key(self, slot: str) -> str:
         """A quick race's forming-lobby pointer (``RoomIndexes.take_seat``)."""
-        return f"{self.prefix}quick:{slot}"
+        return f"{self.ix}quick:{slot}"
+
+    @property
+    def ending_key(self) -> str:
+        """Cluster mode only — sorted set: room id → until when the process ending
+        its race holds it (Unix ms): the race-end intent (docs/architecture.md)."""
+        return f"{self.ix}ending"
 
     @property
     def timers_key(self) -> str:
         """Sorted set: room id → its next timer deadline (Unix ms)."""
-        return f"{self.prefix}timers"
+        return f"{self.ix}timers"
 
     # -- shared reads ----------------------------------------------------------
 
@@ -170,5 +203,7 @@ class RedisContext:
         await self.clock.close()
         await self.follower.close()
         await self.batch.aclose()
+        if self.nodes is not None:
+            await self.nodes.aclose()
         with contextlib.suppress(Exception):
             await self.redis.aclose()

@@ -20,6 +20,14 @@ redis-py's asyncio ``PubSub`` must not be used from several tasks: its
 sent while the reader was still connecting each opened — and leaked, still
 subscribed — a connection of their own (issue 25).
 
+On a Redis Cluster (``sharded=True``) the follower of one node sends
+``SSUBSCRIBE``/``SUNSUBSCRIBE`` (sharded pub/sub: a room's events only go
+through the node serving its slot) and, on each reconnect, asks ``resolve``
+for the client of the node serving its channels now (after a failover: the
+promoted replica); :class:`~server.store.redis_shards.ShardedFollower` keeps
+one such follower per node. A ``sunsubscribe`` Redis sends on its own (the
+slot moved) drops the connection too: the reconnect follows the slot.
+
 Faults: any error on the pub/sub connection (``CLIENT KILL``, Redis
 restart, a silent peer caught by the ping watchdog) drops it; the follower
 reconnects with capped backoff, resubscribes every channel and so resyncs
@@ -33,7 +41,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
@@ -44,6 +51,8 @@ from redis.exceptions import RedisError
 
 from server.errors import StoreUnavailable
 
+from .redis_subscription import Subscription
+
 __all__ = ["Follower", "Subscription"]
 
 log = logging.getLogger("server.store.redis")
@@ -53,6 +62,9 @@ _YIELD_EVERY = 32
 
 AliveCheck = Callable[[list[str]], Awaitable[set[str]]]
 """Given channels, the subset whose rooms still exist."""
+
+Resolve = Callable[[], Awaitable[aioredis.Redis]]
+"""The client of the node to follow now (cluster mode)."""
 
 
 class _ReaderPubSub(PubSub):
@@ -66,53 +78,24 @@ class _ReaderPubSub(PubSub):
         await conn.disconnect(nowait=True)
 
 
-class Subscription:
-    """One subscriber's view of a room channel: a bounded buffer of published
-    payloads and a ``resync`` flag meaning "re-read the stream from your
-    position"."""
-
-    __slots__ = ("_limit", "queue", "resync", "wake")
-
-    def __init__(self, limit: int) -> None:
-        self.queue: deque[bytes] = deque()
-        self.wake = asyncio.Event()
-        self.resync = True
-        self._limit = limit
-
-    def push(self, payload: bytes) -> None:
-        """Buffer one published payload; on overflow drop the buffer and resync."""
-        if len(self.queue) >= self._limit:
-            self.queue.clear()
-            self.resync = True
-        else:
-            self.queue.append(payload)
-        self.wake.set()
-
-    def poke(self) -> None:
-        """Ask the subscriber to re-read the stream."""
-        self.resync = True
-        self.wake.set()
-
-    async def wait(self) -> None:
-        """Return when something was pushed or poked since the last look."""
-        if self.queue or self.resync:
-            return
-        self.wake.clear()
-        await self.wake.wait()
-
-
 class Follower:
     """The pub/sub follower of one process (module docstring).
 
     ``client`` is a Redis client used only for pub/sub (it should not retry
     on its own: the follower reconnects and resyncs). ``alive`` reports which
     followed rooms still exist; it is called every ``check_s`` seconds so
-    that subscribers of vanished rooms end.
+    that subscribers of vanished rooms end. ``sharded``: sharded pub/sub
+    (Redis 7 cluster); ``resolve``: called before each connect, the client
+    to use from then on (module docstring).
     """
 
     def __init__(self, client: aioredis.Redis, alive: AliveCheck, *, buffer: int = 1000,
-                 join_timeout_s: float = 3.0, ping_s: float = 5.0, check_s: float = 2.0) -> None:
+                 join_timeout_s: float = 3.0, ping_s: float = 5.0, check_s: float = 2.0,
+                 sharded: bool = False, resolve: Resolve | None = None) -> None:
         self._client = client
+        self._sharded = sharded
+        self._resolve = resolve
+        self._moved = False
         self._alive = alive
         self._buffer = buffer
         self._join_timeout = join_timeout_s
@@ -178,6 +161,10 @@ class Follower:
             # unsubscribes it: a join meanwhile keeps it, with nothing to wait for
             del self._subs[channel]
             self._wake()
+
+    def follows(self, channel: str) -> bool:
+        """Whether ``channel`` has a subscriber here."""
+        return channel in self._subs
 
     def is_closed(self) -> bool:
         """Whether :meth:`close` was called."""
@@ -249,7 +236,11 @@ class Follower:
         new = wanted - self._sent
         if new:
             self._sent |= new
-            await ps.subscribe(*sorted(new))
+            if self._sharded:  # one slot per command: one channel each
+                for channel in sorted(new):
+                    await ps.execute_command("SSUBSCRIBE", channel)
+            else:
+                await ps.subscribe(*sorted(new))
         old = self._sent - wanted
         if old:
             # forgotten before the await: a join meanwhile subscribes anew and
@@ -257,7 +248,11 @@ class Follower:
             self._sent -= old
             for channel in old:
                 self._confirmed.pop(channel, None)
-            await ps.unsubscribe(*sorted(old))
+            if self._sharded:
+                for channel in sorted(old):
+                    await ps.execute_command("SUNSUBSCRIBE", channel)
+            else:
+                await ps.unsubscribe(*sorted(old))
 
     async def _read(self, ps: aioredis.client.PubSub) -> dict[str, object] | None:
         """The next message within 0.25 s, or None (also when :meth:`_wake` cut it short)."""
@@ -280,6 +275,9 @@ class Follower:
     async def _follow(self) -> None:
         # only this task ever touches ``ps``: it is made, connected, subscribed and
         # read here, so redis-py takes exactly one connection for it (issue 25)
+        if self._resolve is not None:
+            self._client = await self._resolve()
+        self._moved = False
         ps = self._ps = _ReaderPubSub(self._client.connection_pool)
         await ps.ping()  # connects; an error here means Redis is away
         self._backoff = 0.05  # connected: the next fault retries quickly again
@@ -295,6 +293,8 @@ class Follower:
             if msg is not None:
                 heard, pinged = now, False
                 self._dispatch(msg)
+                if self._moved:
+                    raise RedisConnectionError("redis follower: a followed slot moved")
                 run += 1
                 if run >= _YIELD_EVERY:
                     # buffered messages are read without suspending: let the
@@ -319,12 +319,14 @@ class Follower:
         if not isinstance(channel, str):
             return  # pong
         subs = self._subs.get(channel, ())
-        if kind == "message":
+        if kind in ("message", "smessage"):
             data = msg.get("data")
             if isinstance(data, bytes):
                 for sub in subs:
                     sub.push(data)
-        elif kind == "subscribe":
+        elif kind == "sunsubscribe" and channel in self._sent:
+            self._moved = True  # not asked for: Redis moved the slot elsewhere
+        elif kind in ("subscribe", "ssubscribe"):
             event = self._confirmed.get(channel)
             if event is not None:
                 event.set()

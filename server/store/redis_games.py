@@ -18,7 +18,7 @@ from typing import cast
 from .base import Event, Record, VersionConflict, Versioned, decode_record, encode_record
 from .redis_context import RedisContext, read_versioned, unavailable
 from .redis_events import encode_events, stored_events
-from .redis_scripts import SAVE_RACER
+from .redis_scripts import SAVE_RACER, TOUCH
 
 __all__ = ["RedisRacerGames"]
 
@@ -29,6 +29,18 @@ class RedisRacerGames:
     def __init__(self, ctx: RedisContext) -> None:
         self._ctx = ctx
         self._save_racer = ctx.script(SAVE_RACER, "save_racer")
+        self._touch = ctx.script(TOUCH, "touch")
+
+    async def _replicated(self, room_id: str) -> None:
+        """With ``WAIT`` on: return once the replicas have every write of the
+        room so far — a stored answer read again (a resend) is acknowledged
+        only when its write is durable, as the first answer was.
+
+        :raises StoreUnavailable: fewer replicas in time.
+        """
+        if self._ctx.waits:
+            with unavailable():
+                await self._ctx.eval(self._touch, [self._ctx.room_hash(room_id)], [])
 
     async def get_racer(self, room_id: str, racer_id: str) -> Versioned | None:
         with unavailable():
@@ -75,7 +87,10 @@ class RedisRacerGames:
         with unavailable():
             raw = await self._ctx.batch.call("HGET", self._ctx.room_keys(room_id)[1],
                                              f"{racer_id}\n{client_move_id}")
-        return None if raw is None else decode_record(raw)
+        if raw is None:
+            return None
+        await self._replicated(room_id)
+        return decode_record(raw)
 
     async def get_move_state(
         self, room_id: str, racer_id: str, client_move_id: str
@@ -93,6 +108,8 @@ class RedisRacerGames:
                     raise item
             (room_raw, racer_raw), answer = cast(tuple[list[bytes | None], bytes | None],
                                                  tuple(got))
+        if answer is not None:
+            await self._replicated(room_id)
         room = None if room_raw is None else read_versioned(room_raw)
         racer = None if racer_raw is None else read_versioned(racer_raw)
         return room, None if answer is None else decode_record(answer), racer

@@ -5,18 +5,35 @@ A room record is the field ``room`` of the room hash ``P{room:R}``
 script (compare-and-set + events + publish, one round trip). Short codes are
 ``P{code:C}`` → room id. The live rooms are the sorted set ``Prooms``, scored
 by their expiry (``+inf`` until :meth:`RedisRoomRecords.expire_room` sets one).
+
+The write that ends a race (``archive=True``) is one script on one Redis. On a
+Redis Cluster it is three steps, each idempotent: the intent
+(``P{ix}ending``: room → now + :data:`ENDING_HOLD_MS`), the room's script
+(its own slot only), then the index writes (``P{ix}archive``, ``P{ix}rooms``,
+the code's expiry) and the intent's removal. A process killed between them
+leaves the intent: the archive sweep finds the room ended and finishes the
+index writes (:meth:`~server.store.redis_archive.RedisPendingArchive.claim`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Sequence
+from typing import Any, cast
 
-from .base import Event, Record, VersionConflict, Versioned, encode_record
+from .base import Event, Record, StoreUnavailable, VersionConflict, Versioned, encode_record
 from .redis_context import RedisContext, read_versioned, unavailable
 from .redis_events import encode_events, stored_events
-from .redis_scripts import CLAIM_CODE, END_ROOM, EXPIRE_CODE, EXPIRE_ROOM, SAVE_ROOM
+from .redis_scripts import CLAIM_CODE, END_ROOM, EXPIRE_CODE, EXPIRE_ROOM, PERSIST_CODE, SAVE_ROOM
 
-__all__ = ["RedisRoomRecords"]
+__all__ = ["ENDING_HOLD_MS", "RedisRoomRecords"]
+
+log = logging.getLogger("server.store.redis")
+
+ENDING_HOLD_MS = 30_000
+"""Cluster mode: how long a race-end intent waits for its process before the
+archive sweep takes it over (far above a command's 2 s timeout)."""
 
 _CODE_TTL_MS = 24 * 3_600_000
 """A claimed short code vanishes after this unless its room's expiry is set."""
@@ -32,6 +49,7 @@ class RedisRoomRecords:
         self._expire = ctx.script(EXPIRE_ROOM)
         self._claim = ctx.script(CLAIM_CODE)
         self._expire_code = ctx.script(EXPIRE_CODE)
+        self._persist_code = ctx.script(PERSIST_CODE)
 
     async def claim_code(self, code: str, room_id: str) -> bool:
         ctx = self._ctx
@@ -59,9 +77,14 @@ class RedisRoomRecords:
         h, a, e = ctx.room_keys(room_id)
         args: list[bytes | str | int] = [
             expected_rev, encode_record(data), ctx.event_retention, ctx.channel(room_id)]
-        if archive:  # the race's end: pending for the archive in the same script
-            keys = [h, e, a, ctx.archive_key, ctx.code_key(str(data.get("code", ""))),
-                    ctx.index_key]
+        code = str(data.get("code", ""))
+        if archive and ctx.cluster:  # the race's end, in steps (module docstring)
+            keys, script, args = [h, e, a], self._end_room, [*args, room_id]
+            with unavailable():
+                await ctx.redis.zadd(ctx.ending_key,
+                                     {room_id: await ctx.clock.now_ms() + ENDING_HOLD_MS})
+        elif archive:  # the race's end: pending for the archive in the same script
+            keys = [h, e, a, ctx.archive_key, ctx.code_key(code), ctx.index_key]
             script, args = self._end_room, [*args, room_id]
         else:
             keys, script = [h, e], self._save_room
@@ -70,10 +93,36 @@ class RedisRoomRecords:
             rev, first = await ctx.eval(script, keys, args)
         if rev < 0:
             raise VersionConflict(f"room {room_id}: rev {first}, expected {expected_rev}")
+        if archive and ctx.cluster:
+            await self.ended(room_id, code)
         if expected_rev == 0:
             with unavailable():
                 await ctx.redis.zadd(ctx.index_key, {room_id: "+inf"}, nx=True)
         return rev, stored_events(events, first)
+
+    async def ended(self, room_id: str, code: str) -> None:
+        """Cluster mode: the index writes of a race that ended (idempotent);
+        a failure is left to the archive sweep (module docstring)."""
+        try:
+            await self.finish_end(room_id, code)
+        except StoreUnavailable as exc:
+            log.warning("race end of room %s: index writes left to the sweep (%s)",
+                        room_id, exc)
+
+    async def finish_end(self, room_id: str, code: str) -> None:
+        """Cluster mode: the index writes of an ended race, then its intent goes.
+
+        :raises StoreUnavailable:
+        """
+        ctx = self._ctx
+        with unavailable():
+            pipe = ctx.redis.pipeline(transaction=False)
+            pipe.zadd(ctx.archive_key, {room_id: 0}, nx=True)
+            pipe.zadd(ctx.index_key, {room_id: "+inf"}, xx=True)
+            await pipe.execute()
+            if code:
+                await ctx.eval(self._persist_code, [ctx.code_key(code)], [room_id])
+            await ctx.redis.zrem(ctx.ending_key, room_id)
 
     async def room_ids(self) -> list[str]:
         return await self._ctx.live_members(self._ctx.index_key)
@@ -97,7 +146,11 @@ class RedisRoomRecords:
                 pipe.zrem(ctx.index_key, room_id)
             else:
                 pipe.zadd(ctx.index_key, {room_id: deadline}, xx=True)
+            if code and ctx.cluster:  # a script in a cluster pipeline is not loaded
+                await asyncio.gather(pipe.execute(), ctx.eval(
+                    self._expire_code, [ctx.code_key(code.decode())], [room_id, after_ms]))
+                return
             if code:
                 await self._expire_code(keys=[ctx.code_key(code.decode())],
-                                        args=[room_id, after_ms], client=pipe)
+                                        args=[room_id, after_ms], client=cast(Any, pipe))
             await pipe.execute()

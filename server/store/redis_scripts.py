@@ -23,9 +23,12 @@ a quick race's forming-lobby pointer, ``"<room id>\n<opened ms>\n<seats>"``
 with the lobby's expiry (:data:`TAKE_SEAT`, :data:`RETIRE_LOBBY`). A pending room's hash
 has the field ``archive`` and none of its keys expire until it is archived
 (:data:`END_ROOM` adds it in the write that ends the race; :data:`ARCHIVED`
-takes it off and sets the expiry). That one script writes both the room's slot
-and ``Parchive`` (and the code key): under Redis Cluster those need one slot
-(a hash-tagged ``Parchive`` per room slot group), noted in docs/archive.md.
+takes it off and sets the expiry). On one Redis that one script writes both
+the room's slot and ``Parchive`` (and the code key). On a Redis Cluster the
+cross-room keys carry the hash tag ``{ix}`` (``P{ix}rooms``, ``P{ix}archive``
+…) and no script touches two slots: both scripts then get the room's keys
+only, and the store does the index writes as separate idempotent steps,
+recovered by a sweep (:mod:`server.store.redis_archive`, docs/architecture.md).
 
 Each write script returns ``{rev, first_seq}`` on success; ``{-1, rev}`` when the
 stored rev is not the expected one; ``{-2, rev}`` when the client move id
@@ -46,10 +49,12 @@ __all__ = [
     "END_ROOM",
     "EXPIRE_CODE",
     "EXPIRE_ROOM",
+    "PERSIST_CODE",
     "RETIRE_LOBBY",
     "SAVE_RACER",
     "SAVE_ROOM",
     "TAKE_SEAT",
+    "TOUCH",
 ]
 
 _LIB: Final = r"""
@@ -103,29 +108,31 @@ return {rev, first}
 
 END_ROOM: Final = _LIB + r"""
 -- SAVE_ROOM, and the room becomes pending for the archive in the same write.
--- KEYS: hash, events, answers, archive zset, code key, rooms index
+-- KEYS: hash, events, answers[, archive zset, code key, rooms index: one Redis]
 -- ARGV: expected_rev, record, retention, channel, room id, events...
 local cur = rev_of(redis.call('HGET', KEYS[1], 'room'))
 if cur ~= tonumber(ARGV[1]) then return {-1, cur} end
 local rev = cur + 1
 redis.call('HSET', KEYS[1], 'room', rev .. '\n' .. ARGV[2], 'archive', '1')
 local first = append(KEYS[1], KEYS[2], ARGV[3], ARGV[4], 6)
-redis.call('ZADD', KEYS[4], 'NX', 0, ARGV[5])
 for i = 1, 3 do redis.call('PERSIST', KEYS[i]) end
-if redis.call('GET', KEYS[5]) == ARGV[5] then redis.call('PERSIST', KEYS[5]) end
-redis.call('ZADD', KEYS[6], 'XX', 'inf', ARGV[5])
+if #KEYS >= 6 then
+  redis.call('ZADD', KEYS[4], 'NX', 0, ARGV[5])
+  if redis.call('GET', KEYS[5]) == ARGV[5] then redis.call('PERSIST', KEYS[5]) end
+  redis.call('ZADD', KEYS[6], 'XX', 'inf', ARGV[5])
+end
 return {rev, first}
 """
 
 ARCHIVED: Final = r"""
--- KEYS: archive zset, hash, answers, events; ARGV: room id, after_ms.
+-- KEYS: hash, answers, events[, archive zset: one Redis]; ARGV: room id, after_ms.
 -- Returns {0} when the room does not exist, else {1, its code or ''}.
-redis.call('ZREM', KEYS[1], ARGV[1])
-if redis.call('EXISTS', KEYS[2]) == 0 then return {0} end
-redis.call('HDEL', KEYS[2], 'archive')
-local code = redis.call('HGET', KEYS[2], 'code') or ''
+if #KEYS >= 4 then redis.call('ZREM', KEYS[4], ARGV[1]) end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
+redis.call('HDEL', KEYS[1], 'archive')
+local code = redis.call('HGET', KEYS[1], 'code') or ''
 local ms = tonumber(ARGV[2])
-for i = 2, 4 do
+for i = 1, 3 do
   if ms <= 0 then redis.call('DEL', KEYS[i]) else redis.call('PEXPIRE', KEYS[i], ms) end
 end
 return {1, code}
@@ -195,6 +202,19 @@ EXPIRE_CODE: Final = r"""
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if tonumber(ARGV[2]) <= 0 then return redis.call('DEL', KEYS[1]) end
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+"""
+
+PERSIST_CODE: Final = r"""
+-- KEYS: code key; ARGV: room id. Keeps the code while it is still the room's.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('PERSIST', KEYS[1])
+"""
+
+TOUCH: Final = r"""
+-- KEYS: the room hash. A write that changes nothing, so that a WAIT after it
+-- covers every earlier write of the room (a stored answer read again).
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'w', 0) end
+return 0
 """
 
 CLEAR_TIMER: Final = r"""

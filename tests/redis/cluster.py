@@ -39,11 +39,15 @@ def drop_prefix(url: str, prefix: str) -> None:
 
 class Cluster:
     """``n`` server processes on free loopback ports, one Redis, one prefix
-    (logging warnings only, unless ``LUCIE_LOG_LEVEL`` is in ``env``)."""
+    (logging warnings only, unless ``LUCIE_LOG_LEVEL`` is in ``env``).
+    ``keep_keys``: :meth:`stop` leaves the keys (a private Redis Cluster of
+    the test session: it goes with them)."""
 
-    def __init__(self, n: int, *, redis_url: str = REDIS_URL, **env: str) -> None:
+    def __init__(self, n: int, *, redis_url: str = REDIS_URL, keep_keys: bool = False,
+                 **env: str) -> None:
         self.prefix = f"test:{secrets.token_hex(6)}:"
         self.redis_url = redis_url
+        self.keep_keys = keep_keys
         self.env = {**TEST_LIMITS, "REDIS_URL": redis_url, "LUCIE_REDIS_PREFIX": self.prefix,
                     "LUCIE_TICK_MS": "50", **env}
         self.logdir = run_dir("cluster-")
@@ -116,4 +120,5 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        drop_prefix(self.redis_url, self.prefix)
+        if not self.keep_keys:
+            drop_prefix(self.redis_url, self.prefix)

@@ -1,0 +1,166 @@
+"""Failover mid-race on a real local Redis Cluster (``make test-cluster``).
+
+Two ``lucie-server`` processes, two racers (one on each), moves going on; the
+master serving the room's slot is killed (SIGKILL); its replica takes over
+after about ``cluster-node-timeout`` (1 s here). The race goes on; meanwhile
+the racers see nothing but moves ``refused`` with ``store/unavailable``,
+which they resend with the same client move id (docs/protocol.md). With
+``LUCIE_REDIS_WAIT_REPLICAS=1`` no acknowledged move is lost: each racer's
+game ends with as many moves as it had acknowledged. Each master has two
+replicas here, so that the promoted one still has a replica to ``WAIT`` for
+(docs/reliability.md, "Redis Cluster failover").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+from redis.crc import key_slot
+
+from infra.redis_cluster import LocalRedisCluster
+from tests.conftest import run_dir
+from tests.e2e.wire import Api, recv
+from tests.race.helpers import pick_move
+
+from .cluster import Cluster
+from .racing import Racer, events_of
+
+pytestmark = [pytest.mark.cluster_long, pytest.mark.timeout(180)]
+
+
+class Moves:
+    """One racer's moves through a failover: every ack, every refusal (time, code)."""
+
+    def __init__(self, racer: Racer) -> None:
+        self.racer = racer
+        self.acked: list[int] = []  # the game version after each acknowledged move
+        self.refusals: list[tuple[float, str]] = []
+        self.first_ack_after: dict[float, float] = {}
+
+    async def play(self, game: dict[str, Any], stop: asyncio.Event, pause_s: float) -> None:
+        r = self.racer
+        assert r.ws is not None
+        while not game["final"] and not stop.is_set():
+            move = pick_move(r.room["rules"], game)
+            assert move is not None
+            r.n += 1
+            cmid = f"{r.id}-{r.n}"
+            frame = json.dumps({"t": "move", "d": {
+                "move": move, "expected_version": game["version"], "client_move_id": cmid}})
+            while True:  # the same move, the same client move id, until it is acked
+                await r.ws.send(frame)
+                answer = await self._answer(cmid)
+                if answer["t"] == "ack":
+                    game = answer["d"]["game"]
+                    self.acked.append(game["version"])
+                    break
+                self.refusals.append((time.monotonic(), answer["d"]["code"]))
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(pause_s)
+
+    async def _answer(self, cmid: str) -> dict[str, Any]:
+        assert self.racer.ws is not None
+        while True:
+            msg = await recv(self.racer.ws)
+            self.racer.msgs.append(msg)
+            if msg["t"] in ("ack", "refused") and msg["d"].get("client_move_id") == cmid:
+                return msg
+            assert msg["t"] != "error", msg
+
+
+async def _race_through_failover(wait_replicas: int) -> dict[str, Any]:
+    with LocalRedisCluster(3, 2, base_dir=run_dir("redis-failover-"),
+                           node_timeout_ms=1000) as redis_cluster:
+        servers = Cluster(2, redis_url=redis_cluster.url, keep_keys=True,
+                          LUCIE_REDIS_WAIT_REPLICAS=str(wait_replicas),
+                          LUCIE_REDIS_WAIT_TIMEOUT_MS="500")
+        apis = [Api(u) for u in servers.urls]
+        try:
+            room, host = await apis[0].create(undo=False, deal=777, countdown_s=1)
+            joined = [await apis[0].join(room["code"], "Ada"),
+                      await apis[1].join(room["code"], "Bob")]
+            racers = [Racer(room, rid, tok) for rid, tok in joined]
+            for racer, url in zip(racers, servers.urls, strict=True):
+                await racer.connect(url)
+            await apis[1].start(room["id"], host)
+            for r in racers:
+                await r.until("event", "started")
+            moves = [Moves(r) for r in racers]
+            stop = asyncio.Event()
+            games = [await r.game() for r in racers]
+            playing = [asyncio.create_task(m.play(g, stop, 0.05))
+                       for m, g in zip(moves, games, strict=True)]
+            while min(len(m.acked) for m in moves) < 5:
+                await asyncio.sleep(0.02)
+            slot = key_slot(f"{servers.prefix}{{room:{room['id']}}}".encode())
+            killed_at = time.monotonic()
+            redis_cluster.kill_node(redis_cluster.master_of_slot(slot))
+            before = [len(m.acked) for m in moves]
+            # the race goes on: each racer gets more moves acknowledged
+            async with asyncio.timeout(60):
+                while any(len(m.acked) < b + 10 and not t.done()
+                          for m, b, t in zip(moves, before, playing, strict=True)):
+                    await asyncio.sleep(0.05)
+            resumed_at = time.monotonic()
+            stop.set()
+            await asyncio.gather(*playing)
+            finals = [await r.game() for r in racers]
+            last = (await apis[0].get(f"/rooms/{room['id']}"))["seq"]
+            async with asyncio.timeout(10):
+                for r in racers:  # each socket gets every event, after the failover too
+                    while r.last_seq < last:
+                        assert r.ws is not None
+                        r.msgs.append(await recv(r.ws))
+            for r in racers:
+                await r.close()
+            logs = [events_of(r.msgs) for r in racers]
+            refusals = [x for m in moves for x in m.refusals]
+            return {
+                "acked": [len(m.acked) for m in moves],
+                "last_acked_version": [m.acked[-1] for m in moves],
+                "final_moves": [g["moves"] for g in finals],
+                "final_version": [g["version"] for g in finals],
+                "codes": sorted({code for _, code in refusals}),
+                "window_s": max((t for t, _ in refusals), default=killed_at) - killed_at,
+                "resumed_s": resumed_at - killed_at,
+                "refusals": len(refusals),
+                "logs": logs,
+            }
+        finally:
+            for api in apis:
+                await api.aclose()
+            servers.stop()
+
+
+async def test_a_master_killed_mid_race_loses_no_acknowledged_move_with_wait() -> None:
+    got = await _race_through_failover(wait_replicas=1)
+    logs = got.pop("logs")
+    print(f"failover with WAIT 1: {got}")
+    # the fan-out followed the slot to the promoted replica: each socket's
+    # events are gap-free and the same on both processes
+    for log in logs:
+        seqs = [e["seq"] for e in log]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert logs[0] == logs[1]
+    assert [e["type"] for e in logs[0]].count("progress") == sum(got["final_version"])
+    assert set(got["codes"]) <= {"store/unavailable"}, got
+    assert got["window_s"] < 15, got  # refusals only within the failover window
+    # zero lost: every acknowledged move is in the final state
+    assert got["final_version"] == got["last_acked_version"], got
+    assert got["final_moves"] == got["acked"], got
+
+
+async def test_without_wait_the_race_goes_on_and_says_what_it_lost() -> None:
+    """The same failover without ``WAIT``: the race goes on with the same
+    errors; an acknowledged move may be lost (it was on no replica yet when
+    its master died) — the count is printed (docs/reliability.md), not asserted."""
+    got = await _race_through_failover(wait_replicas=0)
+    got.pop("logs")
+    lost = sum(a - f for a, f in zip(got["acked"], got["final_moves"], strict=True))
+    print(f"failover without WAIT: lost {lost} acknowledged moves; {got}")
+    assert set(got["codes"]) <= {"store/unavailable"}, got
+    assert got["window_s"] < 15, got
