@@ -53,6 +53,7 @@ from server.runtime.limits import ensure_open_files
 from server.runtime.logs import log_config
 from server.runtime.metrics import process_exit
 from server.runtime.redact import install as install_redaction
+from server.runtime.redis_url import cluster_mode_error
 from server.runtime.settings import Settings, SettingsError
 from server.runtime.uvicorn_protocols import protocols
 from server.store import open_store
@@ -275,8 +276,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # a bad URL (no round trip: the mode is asked at start)
         open_store(settings.redis_url, default_prefix=settings.redis_prefix, cluster=False)
+        misfit = settings.redis_url and cluster_mode_error(settings.redis_url,
+                                                           settings.redis_cluster)
     except ValueError as exc:
         print(f"lucie-server: REDIS_URL: {exc}", file=sys.stderr)
+        return 2
+    if misfit:
+        print(f"lucie-server: {misfit}", file=sys.stderr)
         return 2
     try:
         from server.archive.db import database_url

@@ -17,9 +17,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
-__all__ = ["ClusterClient", "detect_cluster", "int_option", "own_options", "split_url"]
+__all__ = ["REDIS_FAILURES", "ClusterClient", "address", "check_options", "cluster_mode_error",
+           "detect_cluster", "int_option", "own_options", "split_url"]
+
+REDIS_FAILURES = (RedisError, RedisClusterException, OSError)
+"""What a Redis call may raise when Redis (or a cluster) fails: redis-py's
+errors, its cluster errors (not ``RedisError``s) and socket errors."""
 
 
 def split_url(url: str, default_prefix: str = "lucie:") -> tuple[str, str, int]:
@@ -50,18 +55,57 @@ def int_option(options: dict[str, str], name: str, default: int) -> int:
         raise ValueError(f"redis://…?{name}= takes a number") from None
 
 
-def detect_cluster(url: str, timeout_s: float = 2.0) -> bool:
+def detect_cluster(url: str, timeout_s: float = 2.0) -> bool | None:
     """Whether the Redis at ``url`` (a redis-py URL) has cluster mode enabled;
-    ``False`` when it cannot be asked (then ``LUCIE_REDIS_CLUSTER=true`` says so)."""
+    ``None`` when it cannot be asked (then ``LUCIE_REDIS_CLUSTER=true`` says so)."""
     client = redis.Redis.from_url(url, socket_timeout=timeout_s,
                                   socket_connect_timeout=timeout_s)
     try:
         info = client.info("cluster")
         return bool(int(info.get("cluster_enabled", 0)))
     except (RedisError, OSError, ValueError):
-        return False
+        return None
     finally:
         client.close()
+
+
+def address(url: str) -> str:
+    """``host:port`` (or the socket path) of a Redis URL, for messages; never
+    its password."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return parts.path
+    return f"{parts.hostname or 'localhost'}:{parts.port or 6379}"
+
+
+def check_options(url: str) -> None:
+    """Refuse a redis-py URL whose query names an option no connection takes
+    (redis-py would fail only when it first connects, with a ``TypeError``).
+    No round trip.
+
+    :raises ValueError: naming the option.
+    """
+    client = redis.Redis.from_url(url)
+    try:
+        client.connection_pool.make_connection()
+    except TypeError as exc:
+        raise ValueError(f"an option the URL names is not a Redis option ({exc})") from None
+    finally:
+        client.close()
+
+
+def cluster_mode_error(url: str, cluster: bool | None) -> str | None:
+    """Why ``LUCIE_REDIS_CLUSTER=true`` cannot be right for ``url`` (a plain
+    Redis answered, with cluster mode off), else ``None``. One blocking round
+    trip when ``cluster`` is true; none otherwise."""
+    if not cluster:
+        return None
+    bare = own_options(url)[0]
+    if detect_cluster(bare) is False:
+        return (f"LUCIE_REDIS_CLUSTER=true, but the Redis at {address(bare)} runs with "
+                "cluster mode off (cluster_enabled:0): unset LUCIE_REDIS_CLUSTER, or name "
+                "a node of the cluster")
+    return None
 
 
 class ClusterClient(RedisCluster):

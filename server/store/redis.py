@@ -41,6 +41,7 @@ on the next call.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -51,6 +52,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.runtime.redis_url import (
     ClusterClient,
+    address,
+    check_options,
     detect_cluster,
     int_option,
     own_options,
@@ -67,6 +70,8 @@ from .redis_games import RedisRacerGames
 from .redis_indexes import RedisIndexes
 from .redis_rooms import RedisRoomRecords
 from .redis_shards import Nodes, ShardedFollower
+
+log = logging.getLogger("server.store")
 
 __all__ = ["RedisStore"]
 
@@ -112,7 +117,7 @@ class RedisStore:
         trip); ``wait_replicas``/``wait_timeout_ms``: ``WAIT`` before a write's
         acknowledgement (0: none).
 
-        :raises ValueError: a malformed ``retention``.
+        :raises ValueError: a malformed ``retention``, an option that is not Redis's.
         """
         bare, url_prefix, url_retention = split_url(url, default_prefix)
         batch = int_option(own_options(url)[1], "batch", 512)
@@ -126,8 +131,14 @@ class RedisStore:
             # write may have run, and the caller gets StoreUnavailable at once
             "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), 2,
                            supported_errors=(RedisConnectionError,))}
+        check_options(bare)
         if cluster is None:
-            cluster = detect_cluster(bare)
+            detected = detect_cluster(bare)
+            if detected is None:
+                log.warning("cannot ask the Redis at %s whether it is a cluster node: running "
+                            "as a single Redis (LUCIE_REDIS_CLUSTER=true names a cluster)",
+                            address(bare))
+            cluster = bool(detected)
         if cluster:
             # max_connections per node: redis-py's async cluster raises at once
             # (MaxConnectionsError) when a node's pool is full, and before the fix of

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
 
 from server.runtime.metrics import redis_error
+from server.runtime.redis_url import REDIS_FAILURES
 
 from .base import StoreUnavailable
 
@@ -32,7 +32,7 @@ def unavailable() -> Iterator[None]:
     (``lucie_redis_errors_total{operation="call"}``: one per store call that failed)."""
     try:
         yield
-    except (RedisError, OSError) as exc:
+    except REDIS_FAILURES as exc:
         redis_error("call", exc)
         raise StoreUnavailable(
             f"redis: {type(exc).__name__}; retry in about a second") from None

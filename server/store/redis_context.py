@@ -13,6 +13,7 @@ of its own.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,17 +21,20 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import NoScriptError
 
 from server.runtime.metrics import REDIS_SECONDS, redis_error
+from server.runtime.redis_url import REDIS_FAILURES
 
-from .base import Versioned, decode_record
+from .base import StoreUnavailable, Versioned, decode_record
 from .redis_batch import Batcher
 from .redis_clock import RedisClock, unavailable
 from .redis_fanout import Follower
 from .redis_shards import Nodes, ShardedFollower
 
 __all__ = ["RedisContext", "read_versioned", "unavailable"]
+
+log = logging.getLogger("server.store")
 
 
 def read_versioned(raw: bytes) -> Versioned:
@@ -69,6 +73,8 @@ class RedisContext:
         self.batch = Batcher(client, max_batch=batch, nodes=nodes, wait_replicas=wait_replicas,
                              wait_timeout_ms=wait_timeout_ms)
         self.waits = wait_replicas > 0
+        self.wait_replicas = wait_replicas
+        self._misfit_checked = self._misfit_logged = False
         """Whether writes are acknowledged only after ``WAIT``."""
         self.clock = RedisClock(client, sync_s=clock_sync_s)
         buffer = max(64, 2 * self.event_retention)
@@ -110,7 +116,7 @@ class RedisContext:
             except NoScriptError:
                 await self.redis.script_load(script.script)
                 result = await self.batch.call("EVALSHA", script.sha, len(keys), *keys, *args)
-        except (RedisError, OSError) as exc:
+        except REDIS_FAILURES as exc:
             redis_error(name, exc)
             raise
         timer.observe(time.perf_counter() - started)
@@ -193,9 +199,42 @@ class RedisContext:
     # -- life cycle ----------------------------------------------------------
 
     async def ping(self) -> None:
-        """:raises StoreUnavailable: Redis does not answer."""
+        """The readiness check. Once, after the first answer, also what the
+        settings need of this Redis (:meth:`_misfit`): a mismatch is logged
+        once and fails every check after.
+
+        :raises StoreUnavailable: Redis does not answer, or does not fit.
+        """
         with unavailable():
             await self.redis.ping()
+            if self._misfit_checked:
+                return
+            misfit = await self._misfit()
+        if misfit:
+            if not self._misfit_logged:
+                log.error("the store cannot work: %s", misfit)
+                self._misfit_logged = True
+            raise StoreUnavailable(f"redis: {misfit}")
+        self._misfit_checked = True
+
+    async def _misfit(self) -> str | None:
+        """What makes a single-Redis store unusable on the Redis it reached: a
+        Redis Cluster node (its writes would be refused with ``MOVED``: the mode
+        was not detected at start, or ``LUCIE_REDIS_CLUSTER=false``), or fewer
+        replicas than ``LUCIE_REDIS_WAIT_REPLICAS`` (every write refused)."""
+        if self.nodes is not None:
+            return None
+        info = await self.redis.info("cluster")
+        if int(info.get("cluster_enabled", 0)):
+            return ("this Redis is a cluster node but the store runs as a single Redis "
+                    "(LUCIE_REDIS_CLUSTER=false, or the node did not answer at start): "
+                    "restart with LUCIE_REDIS_CLUSTER=true or unset")
+        if self.wait_replicas:
+            replicas = int((await self.redis.info("replication")).get("connected_slaves", 0))
+            if replicas < self.wait_replicas:
+                return (f"LUCIE_REDIS_WAIT_REPLICAS={self.wait_replicas} but this Redis has "
+                        f"{replicas} connected replica(s): every write would be refused")
+        return None
 
     async def close(self) -> None:
         """Stop the clock and the follower (waking every subscriber), wait for
