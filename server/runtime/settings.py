@@ -91,12 +91,14 @@ class Settings(BaseSettings):
     redis_cluster: bool | None = Field(
         None, description="the store URL names a node of a Redis Cluster; unset: asked of "
                           "the server (`INFO cluster`) at start (docs/architecture.md, "
-                          "\"Redis Cluster\")",
+                          "\"Redis Cluster\"); `true` at a plain Redis: the start is "
+                          "refused",
         json_schema_extra=_range("`true`, `false` or unset"))
     redis_wait_replicas: int = Field(
         0, ge=0, le=16, description="replicas that must have a race write (`WAIT`) before it "
                                     "is acknowledged; fewer in time: `store/unavailable` "
-                                    "(docs/reliability.md); 0: no wait")
+                                    "(docs/reliability.md); 0: no wait; more than a single Redis "
+                                    "has: `/readyz` fails, saying so")
     redis_wait_timeout_ms: int = Field(
         100, gt=0, le=10_000, description="how long a write waits for those replicas, ms")
     host: str = Field("127.0.0.1", description="bind address",
