@@ -57,8 +57,10 @@ upgrade: $(STAMP)
 
 # The Redis Cluster suite with its long runs (marker cluster_long: a master
 # killed mid-race, with and without WAIT): real local clusters of redis-server
-# processes on free ports (infra/redis_cluster.py); make test runs the short ones.
+# processes on free ports (infra/redis_cluster.py; ensure-redis.sh installs
+# redis-server and redis-cli when missing); make test runs the short ones.
 test-cluster: $(STAMP)
+	@scripts/ensure-redis.sh
 	$(PY) -m pytest -q -s tests/store/test_redis_cluster.py tests/redis/test_redis_cluster_race.py \
 	    tests/redis/test_redis_cluster_failover.py --cluster-long
 

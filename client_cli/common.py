@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -22,7 +23,8 @@ from rich.text import Text
 from .api import DEFAULT_SERVER, ApiError, server_url
 
 __all__ = ["Subparsers", "add_server_arg", "chart_width", "compact_width", "console",
-           "detach_std_streams", "doc_help", "int_in", "lucie_command", "non_negative_float",
+           "detach_std_streams", "doc_help", "int_in", "lucie_command", "lucie_command_for",
+           "non_negative_float",
            "non_negative_int", "positive_float", "positive_int", "print_chart", "print_table",
            "resolved_server", "room_link", "run_command", "say", "server_commands",
            "start_server_hint"]
@@ -148,6 +150,14 @@ def lucie_command() -> str:
     found = _script_command("lucie", [Path(sys.argv[0]) if sys.argv and sys.argv[0] else None,
                                       Path(sys.executable).with_name("lucie")])
     return found or "lucie"
+
+
+def lucie_command_for(url: str, *words: str) -> str:
+    """The ``lucie`` command line another terminal types to reach the server at
+    ``url``: ``lucie join CODE --server URL`` for ``words`` ``join CODE``; without
+    ``--server`` when ``url`` is the default server (:data:`DEFAULT_SERVER`)."""
+    server = [] if url.rstrip("/") == DEFAULT_SERVER else ["--server", url.rstrip("/")]
+    return shlex.join([lucie_command(), *words, *server])
 
 
 def _script_command(name: str, candidates: Sequence[Path | None]) -> str | None:

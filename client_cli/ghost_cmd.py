@@ -16,7 +16,7 @@ from .common import (
     add_server_arg,
     console,
     doc_help,
-    lucie_command,
+    lucie_command_for,
     non_negative_int,
     positive_int,
     resolved_server,
@@ -43,7 +43,8 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"Ghost room {room['code']} · deal {room['deal_number']} · "
                       f"{room['rules']['variant']}: racing {ghost['name']}", markup=False)
         console.print(f"host token: {made['host_token']}", markup=False)
-        console.print(f"join it with: {lucie_command()} play --code {room['code']}",
+        console.print("join it with: " + lucie_command_for(resolved_server(args), "play",
+                                                            "--code", room["code"]),
                       markup=False)
         return 0
 

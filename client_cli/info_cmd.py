@@ -11,7 +11,7 @@ from .common import (
     Subparsers,
     add_server_arg,
     console,
-    lucie_command,
+    lucie_command_for,
     print_table,
     resolved_server,
     run_command,
@@ -42,7 +42,8 @@ def _rooms(args: argparse.Namespace) -> int:
         print_table("Public rooms waiting", ["code", "variant", "deal", "racers", "limit",
                                               "state"], rows)
         if rows:
-            console.print(f"join one with: {lucie_command()} join {rows[0][0]}")
+            console.print("join one with: " + lucie_command_for(resolved_server(args), "join",
+                                                                 rows[0][0]), markup=False)
         return 0
     return run_command("rooms", body)
 

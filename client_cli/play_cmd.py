@@ -20,7 +20,7 @@ from .common import (
     Subparsers,
     add_server_arg,
     detach_std_streams,
-    lucie_command,
+    lucie_command_for,
     non_negative_float,
     non_negative_int,
     positive_int,
@@ -132,8 +132,8 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                         series=args.series, series_break_s=args.series_break, bots=args.bots)
                     code, host_token = created.room.code, created.host_token
                     own_bots = frozenset(r.name for r in created.room.racers)  # the server's
-                    print(f"Room {code} (deal {created.room.deal_number}). "
-                          f"A second player joins with:  {lucie_command()} join {code}  "
+                    print(f"Room {code} (deal {created.room.deal_number}). A second player "
+                          f"joins with:  {lucie_command_for(url, 'join', code)}  "
                           f"Browser: {room_link(url, code)}", flush=True)
                 joined = await (join_room(client, code, args.name) if player is None
                                 else join_as_player(client, code, player, host_token))
@@ -260,7 +260,7 @@ def run_race(args: argparse.Namespace) -> int:
                 " (or drop --no-embedded)" if args.command == "play" else
                 " (or use `lucie play`, which starts one)"), file=sys.stderr)
         elif exc.code == "room/not_waiting" and getattr(args, "code", None):
-            print(f"  watch it with: {lucie_command()} watch {args.code}", file=sys.stderr)
+            print("  watch it with:", lucie_command_for(url, "watch", args.code), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -14,7 +14,7 @@ import argparse
 from server.rules import DEFAULT_VARIANT, VARIANTS
 
 from .api import ApiError, JoinedRoom, LucieClient
-from .common import Subparsers, lucie_command, room_link
+from .common import Subparsers, lucie_command, lucie_command_for, room_link
 from .play_cmd import add_race_options, default_name, run_race
 from .player_key import PlayerKey
 
@@ -50,7 +50,8 @@ async def quick_join(client: LucieClient, args: argparse.Namespace,
         wait = (f"; computer racers join in {-(-room.quick.bots_in_ms // 1000)} s if nobody "
                 "comes")
     print(f"Quick race: room {room.code}, {len(room.racers)}/{room.capacity} racers{wait}. "
-          f"Others join with:  {lucie_command()} quick --variant {args.variant}  "
+          f"Others join with:  "
+          f"{lucie_command_for(client.url, 'quick', '--variant', args.variant)}  "
           f"Browser: {room_link(client.url, room.code)}", flush=True)
     return JoinedRoom(racer=got.racer, token=got.token), room.code
 

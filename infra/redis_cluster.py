@@ -10,24 +10,29 @@ joins them with ``redis-cli --cluster create … --cluster-replicas N
         port = cluster.kill_master(0)          # SIGKILL; its replica takes over
 
 Used by the cluster tests (``tests/redis/test_redis_cluster*.py``) and the
-capacity benchmark. Needs ``redis-server`` and ``redis-cli`` (Redis 7 for
+capacity benchmark. To try one by hand, ``python -m infra.redis_cluster
+[--masters 3] [--replicas 1]`` starts one, prints its URL and the command that
+runs the server on it, and stops and removes the nodes on Ctrl-C or SIGTERM
+(docs/operations.md, "Redis Cluster"). Needs ``redis-server`` and ``redis-cli`` (Redis 7 for
 sharded pub/sub) on ``PATH``. Errors: :class:`RuntimeError` with the tail of
 the failing node's log when a node or the cluster does not come up in time.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 
-__all__ = ["LocalRedisCluster"]
+__all__ = ["LocalRedisCluster", "main"]
 
 _HOST = "127.0.0.1"
 
@@ -262,3 +267,55 @@ def _masters_from_nodes(text: str) -> list[int]:
         port = int(parts[1].split("@")[0].rsplit(":", 1)[1])
         found.append((int(first), port))
     return [port for _, port in sorted(found)]
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m infra.redis_cluster``: start a local cluster, say how to use it,
+    wait for Ctrl-C (SIGINT), SIGTERM or SIGHUP, then stop and remove the nodes."""
+    parser = argparse.ArgumentParser(
+        prog="python -m infra.redis_cluster",
+        description="Run a local Redis Cluster (redis-server processes on free ports of "
+                    "127.0.0.1, nothing kept on disk) until Ctrl-C.")
+    parser.add_argument("--masters", type=int, default=3, help="primaries (at least 3)")
+    parser.add_argument("--replicas", type=int, default=1, help="replicas per primary")
+    args = parser.parse_args(argv)
+    if args.masters < 3 or args.replicas < 0:
+        parser.error("--masters must be at least 3 and --replicas at least 0")
+    missing = [t for t in ("redis-server", "redis-cli") if shutil.which(t) is None]
+    if missing:
+        print(f"redis_cluster: {' and '.join(missing)} not on PATH (Debian: apt-get install "
+              "redis-server; or scripts/ensure-redis.sh)", file=sys.stderr)
+        return 1
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    cluster = LocalRedisCluster(args.masters, args.replicas)
+    try:
+        print(f"Starting {args.masters * (1 + args.replicas)} redis-server nodes "
+              f"({args.masters} masters, {args.replicas} replica(s) each)…", flush=True)
+        cluster.start()
+        lines = [f"Redis Cluster URL: {cluster.url}",
+                 f"Nodes: {' '.join(f'{_HOST}:{p}' for p in cluster.ports)} "
+                 f"(folders and logs: {cluster._dir})",
+                 f"Run the server on it:  LUCIE_REDIS_URL={cluster.url} lucie-server"]
+        if args.replicas:
+            lines.append(f"  acknowledging moves once replicated:  LUCIE_REDIS_URL={cluster.url}"
+                         f" LUCIE_REDIS_WAIT_REPLICAS=1 lucie-server")
+        print("\n".join([*lines, "Ctrl-C stops the cluster and removes its nodes."]), flush=True)
+        while True:
+            signal.pause()
+    except KeyboardInterrupt:
+        print("Stopping the Redis Cluster.", flush=True)
+        return 0
+    except RuntimeError as exc:
+        print(f"redis_cluster: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator
 from importlib.metadata import version
@@ -237,6 +238,22 @@ async def _migrate(settings: Settings) -> int:
     return 0
 
 
+def _print_lines(lines: list[str]) -> int:
+    """Print ``lines`` on stdout: 0; 141 when the reader went away
+    (``--print-settings | head -3``): quietly, as a program killed by SIGPIPE
+    would (as ``client_cli/cli.py`` does), stdout then on devnull so that the
+    interpreter's final flush does not complain either."""
+    try:
+        print("\n".join(lines))
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return 0
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
+
+
 def main(argv: list[str] | None = None) -> int:
     """``lucie-server [migrate] [--host H] [--port P] [--redis-url URL]
     [--log-level L] [--print-settings]``: run uvicorn (docs/settings.md), or
@@ -271,8 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"lucie-server: {exc}", file=sys.stderr)
         return 2
     if args.print_settings:
-        print("\n".join(settings.env_lines()))
-        return 0
+        return _print_lines(settings.env_lines())
     try:
         # a bad URL (no round trip: the mode is asked at start)
         open_store(settings.redis_url, default_prefix=settings.redis_prefix, cluster=False)

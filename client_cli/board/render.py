@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from ..api import RoomView
-from ..common import lucie_command, room_link
+from ..common import lucie_command_for, room_link
 from .model import fmt_clock, points, rank_racers
 from .state import Board
 from .widgets import FanView
@@ -88,8 +88,7 @@ class Rendering:
         elif room is None:
             text = "connecting…"
         elif room.state == "waiting" and room.quick is not None:
-            text = quick_banner(room, len(self.racers), self.quick_until,
-                                room_link(self.seat.url, room.code))
+            text = quick_banner(room, len(self.racers), self.quick_until, self.seat.url)
         elif room.state == "waiting":
             if self.seat.host_token:
                 who = "type s and Enter to start"
@@ -97,8 +96,9 @@ class Rendering:
                 who = "waiting for the host (or type ready and Enter)"
             else:
                 who = "waiting for the host to start"
-            text = (f"Room code {room.code} — {who} — others join with: {lucie_command()} "
-                    f"join {room.code}, or in a browser: {room_link(self.seat.url, room.code)}")
+            text = (f"Room code {room.code} — {who} — others join with: "
+                    f"{lucie_command_for(self.seat.url, 'join', room.code)}, or in a browser: "
+                    f"{room_link(self.seat.url, room.code)}")
         elif room.state == "countdown" and self.countdown_until is not None:
             left = max(0.0, self.countdown_until - time.monotonic())
             text = f"Starting in {int(left) + 1}…" if left > 0 else "Starting…"
@@ -149,8 +149,9 @@ class Rendering:
             view.set_class(str(view.fan) in self.targets, "target")
 
 
-def quick_banner(room: RoomView, racers: int, until: float | None, link: str) -> str:
-    """The waiting line of a quick-race lobby (docs/protocol.md, "Quick race")."""
+def quick_banner(room: RoomView, racers: int, until: float | None, url: str) -> str:
+    """The waiting line of a quick-race lobby (docs/protocol.md, "Quick race") on the
+    server at ``url``."""
     quick = room.quick
     left = "" if until is None else f"{int(max(0.0, until - time.monotonic())) + 1} s"
     if quick is not None and quick.starts_in_ms is not None:
@@ -160,5 +161,5 @@ def quick_banner(room: RoomView, racers: int, until: float | None, link: str) ->
     else:
         when = "waiting for racers"
     return (f"Quick race {room.code} — {racers}/{room.capacity} racers — {when} — others "
-            f"join with: {lucie_command()} quick --variant {room.rules.variant}, or in a "
-            f"browser: {link}")
+            f"join with: {lucie_command_for(url, 'quick', '--variant', room.rules.variant)}, "
+            f"or in a browser: {room_link(url, room.code)}")

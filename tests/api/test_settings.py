@@ -290,6 +290,24 @@ def test_print_settings_redacts_the_password(tmp_path: Path) -> None:
         {"REDIS_URL": url, "LUCIE_WS_COMPRESSION": "1", "LUCIE_TICK_MS": "125"}, port=8123)
 
 
+def test_print_settings_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """The trial: ``lucie-server --print-settings | head -3`` ended in a
+    BrokenPipeError traceback; now it stops quietly, as after SIGPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line (as `| head` soon is)
+    script = Path(sys.executable).with_name("lucie-server")
+    command = [str(script)] if script.exists() else [
+        sys.executable, "-c", "from server.app import main; raise SystemExit(main())"]
+    try:
+        done = subprocess.run([*command, "--print-settings"], stdout=write_end,
+                              stderr=subprocess.PIPE, cwd=tmp_path, text=True, timeout=60,
+                              check=False)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.stderr == "" and done.returncode == 141
+
+
 def test_bad_settings_exit_2_with_one_line(tmp_path: Path) -> None:
     done = _lucie_server([], {"LUCIE_PORT": "abc", "REDIS_URL": "redis://:pw-1234@127.0.0.1:1/0"},
                          tmp_path)

@@ -104,7 +104,8 @@ async def test_join_countdown_keys_mouse_refusal_and_opponents(lucie_server: str
 async def test_the_waiting_line_shows_the_browser_link(lucie_server: str,
                                                        size: tuple[int, int]) -> None:
     """``make run`` prints the room's browser address before the board opens, where the
-    full-screen board hides it: the waiting line shows it, whole, on the screen."""
+    full-screen board hides it: the waiting line shows it, whole, on the screen, and
+    the join command with ``--server URL`` (not the default server)."""
     room, host, (ann,) = await _room(lucie_server, "ann")
     app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
     async with app.run_test(size=size) as pilot:
@@ -116,6 +117,8 @@ async def test_the_waiting_line_shows_the_browser_link(lucie_server: str,
         assert app.screen.region.contains_region(banner.region)
         shown = "".join(strip.text.strip() for strip in banner.render_lines(banner.size.region))
         assert link in shown.replace(" ", "")
+        # the join command names this server (not the default): it works as printed
+        assert f"join{app.room.code}--server{lucie_server}," in shown.replace(" ", "")
 
 
 async def test_reconnects_after_the_socket_drops(lucie_server: str, proxy: Proxy) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +20,7 @@ from client_cli import play_cmd
 from client_cli.api import ApiError, GameView, LucieClient, RacerView
 from client_cli.board.app import RaceApp
 from client_cli.bot import run_bot
-from client_cli.cli import main
+from client_cli.cli import build_parser, main
 from client_cli.play_cmd import join_room
 from client_cli.play_report import wait_for_race_over
 
@@ -230,3 +232,32 @@ def test_play_code_bots_take_names_the_room_does_not_have(
     assert main(["play", "--code", code, "--bots", "1", "--name", "ann", "--server",
                  lucie_server]) == 0
     assert seen == [["bot-Ada", "ann", "bot-Bix"]]
+
+
+def test_the_printed_join_line_names_a_server_that_is_not_the_default(
+        lucie_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: ``lucie play --server URL`` printed ``lucie join CODE``, which went
+    to the default server (none there); the printed command names URL, and that
+    command line joins the same room on the same server."""
+    seats: list[tuple[str, str]] = []
+
+    async def note_the_room(self: RaceApp, *args: object, **kwargs: object) -> int:
+        seats.append((self.seat.url, self.seat.room))
+        return 0
+
+    monkeypatch.setattr(RaceApp, "run_async", note_the_room)
+    monkeypatch.setenv("LUCIE_CONFIG_DIR", str(tmp_path))
+    assert main(["play", "--name", "ann", "--no-embedded", "--server", lucie_server]) == 0
+    found = re.search(r"joins with:  (.+?)  Browser", capsys.readouterr().out)
+    assert found is not None
+    words = shlex.split(found[1])
+    assert words[-2:] == ["--server", lucie_server]
+    args = build_parser().parse_args(words[1:])
+    assert args.command == "join" and args.server == lucie_server
+
+    async def room_code() -> str:
+        async with LucieClient(lucie_server) as client:
+            return (await client.get_room(seats[0][1])).code
+
+    assert args.code == asyncio.run(room_code())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -11,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from client_cli.api import RacerView, StandingsView, StandingView
+from client_cli.api import DEFAULT_SERVER, RacerView, StandingsView, StandingView
 from client_cli.cli import build_parser, main
-from client_cli.common import lucie_command
+from client_cli.common import lucie_command, lucie_command_for
 from client_cli.play_report import exit_report
 from server.rules import DEFAULT_VARIANT, VARIANTS
 from tests.conftest import REPO
@@ -206,3 +207,10 @@ def test_the_quick_start_says_which_games_have_the_merci() -> None:
     with_merci = [name for name, rules in VARIANTS.items() if rules.merci]
     assert with_merci and "--merci" in quick
     assert all(f"`{name}`" in quick for name in with_merci), with_merci
+
+
+def test_the_join_hint_names_the_server_unless_it_is_the_default() -> None:
+    lucie = shlex.join([lucie_command()])
+    assert lucie_command_for("http://127.0.0.1:8124/", "join", "5KKHPQ") == (
+        f"{lucie} join 5KKHPQ --server http://127.0.0.1:8124")
+    assert lucie_command_for(DEFAULT_SERVER, "join", "5KKHPQ") == f"{lucie} join 5KKHPQ"

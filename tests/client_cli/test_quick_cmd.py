@@ -38,7 +38,7 @@ async def test_the_library_and_the_seat_lucie_quick_takes(
         first, code = await quick_join(client, _args("no-redeal", "ann"), None)
         out = capsys.readouterr().out
         assert f"Quick race: room {code}, 1/6 racers; computer racers join in" in out
-        assert "quick --variant no-redeal" in out and f"/r/{code}" in out
+        assert f"quick --variant no-redeal --server {url}  " in out and f"/r/{code}" in out
         made = await client.create_player("Quick Cli")
         player = PlayerKey(url, made["player"]["id"], "Quick Cli", made["key"], Path("-"))
         second, same = await quick_join(client, _args("no-redeal", "ignored"), player)
@@ -62,7 +62,7 @@ async def test_the_board_shows_a_quick_lobby_until_it_starts(url: str) -> None:
             await until(lambda: "Quick race" in str(app.w_banner.render()), what="quick line")
             line = str(app.w_banner.render())
             assert "1/6 racers" in line and "computer racers join in" in line
-            assert "quick --variant fan-with-reserve" in line
+            assert f"quick --variant fan-with-reserve --server {url}," in line
             await client.quick("fan-with-reserve", "bob")
             await until(lambda: "starts in" in str(app.w_banner.render()), what="deadline")
             assert "2/6 racers" in str(app.w_banner.render())

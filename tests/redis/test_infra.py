@@ -77,3 +77,16 @@ def test_the_test_balancer_runs_the_shipped_options() -> None:
         "bind 127.0.0.1:1", "bind 127.0.0.1:2",
         default_server.replace(" resolvers docker", ""),
         "server app1 127.0.0.1:3 check", "server app2 127.0.0.1:4 check"])
+
+
+@pytest.mark.parametrize("target", ["test", "test-lowest", "test-cluster", "chaos", "bench",
+                                    "load"])
+def test_make_targets_that_run_redis_ensure_it_first(target: str) -> None:
+    """The trial: ``make test-cluster`` ran without ``scripts/ensure-redis.sh``, so
+    on a fresh machine the cluster tests found no ``redis-server``/``redis-cli``."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    done = subprocess.run(["make", "-n", "-o", ".venv/.installed-test", target], cwd=REPO,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "scripts/ensure-redis.sh", done.stdout
