@@ -66,12 +66,20 @@ log = logging.getLogger("server")
 
 
 async def _ticker(authority: RaceAuthority, period_s: float) -> None:
-    """Advance room timers (countdown end, time limit) every ``period_s``."""
+    """Advance room timers (countdown end, time limit) every ``period_s``. A
+    store outage is logged when it starts and when it ends, not every sweep."""
+    failing = False
     while True:
         try:
             await authority.tick()
+            if failing:
+                log.warning("room timer sweep resumed: the store answers again")
+                failing = False
         except StoreError as exc:
-            log.warning("room timer sweep failed: %s", type(exc).__name__)
+            if not failing:
+                log.warning("room timer sweep paused: %s (%s); retried every %g s until "
+                            "the store answers", type(exc).__name__, exc.code, period_s)
+            failing = True
         except Exception as exc:
             log.error("room timer sweep crashed: %s", type(exc).__name__, exc_info=exc)
         # a cancellation the sweep's Redis call swallowed (Python 3.11) ends
