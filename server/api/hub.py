@@ -56,9 +56,16 @@ class Listener:
 
     A plain list and one future while waiting, not an :class:`asyncio.Queue`:
     thousands of idle sockets each hold one, so it is kept small.
+
+    ``direct``, when set, is offered each item first while nothing is queued
+    and the connection's sender is idle (waiting here, or not started): it
+    sends the item at once and returns ``True``, or ``False`` to have it
+    queued (the connection's ``_direct``: a move's ack and its room's
+    events then cost no task switch).
     """
 
-    __slots__ = ("_items", "_on_overflow", "_start", "_waiter", "closing", "dead", "size")
+    __slots__ = ("_items", "_on_overflow", "_start", "_waiter", "closing", "dead", "direct",
+                 "size")
 
     def __init__(self, size: int, on_overflow: Callable[[], None]) -> None:
         self.size = size
@@ -68,6 +75,7 @@ class Listener:
         self._start: Callable[[], object] | None = None
         self.dead = False
         self.closing: tuple[int, str] | None = None
+        self.direct: Callable[[Item], bool] | None = None
 
     def push(self, item: Item) -> None:
         """Queue ``item`` without waiting; a full queue makes the listener overflow."""
@@ -75,6 +83,9 @@ class Listener:
             return
         if len(self._items) >= self.size:
             self.overflow()
+            return
+        if not self._items and self.direct is not None \
+                and (self._waiter is not None or self._start is not None) and self.direct(item):
             return
         self._items.append(item)
         self._wake()
@@ -121,7 +132,7 @@ class Listener:
         reference cycle that left every closed socket's objects (~200, with
         the protocol's and the transport's) to the full collection (issue 8)."""
         self._on_overflow = _ignore
-        self._start = None
+        self._start = self.direct = None
 
     def close(self, code: int, reason: str) -> None:
         """Drop what is queued; the connection's next item closes it with ``code``."""

@@ -45,7 +45,7 @@ from server.runtime import metrics
 from server.runtime.logs import REQUEST_ID
 
 __all__ = ["OPS_PATHS", "Observe", "SocketNote", "metrics_endpoint", "note_socket",
-           "observed_move", "request_id_of"]
+           "observed_move", "request_id_of", "socket_note"]
 
 log = logging.getLogger("server.api.access")
 
@@ -138,6 +138,13 @@ class SocketNote:
         """The fields of its log lines."""
         return {"request_id": self.request_id, "room": self.room, "racer": self.racer,
                 "messages_in": self.received, "messages_out": self.sent}
+
+
+def socket_note() -> SocketNote | None:
+    """The :class:`SocketNote` of the socket being served (``None`` outside one,
+    or without the middleware): a connection that writes frames past the ASGI
+    ``send`` (:data:`server.runtime.ws_protocol.SEND_TEXT_NOW`) counts them on it."""
+    return _NOTE.get()
 
 
 def note_socket(scope: Scope, room_id: str, racer_id: str | None) -> None:

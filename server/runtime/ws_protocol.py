@@ -56,7 +56,11 @@ from websockets.protocol import State
 
 from server.errors import RequestInvalid
 
-__all__ = ["CorkedTransport", "SansIOProtocol", "ws_protocol_class"]
+__all__ = ["SEND_TEXT_NOW", "CorkedTransport", "SansIOProtocol", "ws_protocol_class"]
+
+SEND_TEXT_NOW = "lucie.send_text_now"
+"""The ASGI scope extension of a socket whose protocol can write a text message
+without a task switch: ``scope["extensions"][SEND_TEXT_NOW](text) -> bool``."""
 
 _NOT_UTF8 = 1007
 """Close code for socket text that is not UTF-8 (RFC 6455 "invalid frame payload
@@ -236,15 +240,32 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         self.conn.parser.close()
+        scope = getattr(self, "scope", None)
+        if scope is not None:
+            scope["extensions"].pop(SEND_TEXT_NOW, None)  # it refers back to this protocol
 
-    async def send(self, message: Any) -> None:
-        text = message.get("text") if message["type"] == "websocket.send" else None
-        if text is not None and self.writable.is_set() and not self.close_sent \
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        if not self.close_sent:
+            extensions: dict[str, Any] = self.scope["extensions"]
+            extensions[SEND_TEXT_NOW] = self.send_text_now
+
+    def send_text_now(self, text: str) -> bool:
+        """Write the text message ``text`` at once if the socket is open and
+        writable (no extension, no continuation, not closing); ``False``
+        when the app must send it the ASGI way (``websocket.send``)."""
+        if self.writable.is_set() and not self.close_sent \
                 and not self.disconnected and self.handshake_complete \
                 and self.initial_response is None and self.conn.state is State.OPEN \
                 and not self.conn.extensions and not self.conn.expect_continuation_frame:
             # what uvicorn and websockets would write for it (module docstring)
             self.transport.write(_text_frame(text))
+            return True
+        return False
+
+    async def send(self, message: Any) -> None:
+        text = message.get("text") if message["type"] == "websocket.send" else None
+        if text is not None and self.send_text_now(text):
             return
         await super().send(message)
         if message["type"] == "websocket.accept" and self.handshake_complete:
