@@ -6,7 +6,10 @@ Each connection has one receiver (decode → one authority call) and one
 sender draining a bounded queue (:mod:`server.api.hub`), so acks and events
 go out in order and a slow client is closed (4000) without stalling others.
 The sender task starts with the first item to send: an idle socket holds
-none. The endpoint (admission, ``since``, the token) is
+none. While nothing is queued and the sender idles, an ack or the next
+event is written at once instead (:meth:`Connection._direct`, through the
+protocol's ``lucie.send_text_now`` scope extension): no task switch and no
+ASGI layers per frame, the same order and bytes. The endpoint (admission, ``since``, the token) is
 :mod:`server.api.ws_endpoint`.
 
 Close codes: the registry's for each error code (:data:`server.errors.REGISTRY`),

@@ -40,7 +40,11 @@ same buffer, so their order is kept, and a close sends what is buffered first.
 A text message on an open socket without extensions (no compression: the
 default) is framed once for all its recipients (:func:`_text_frame`: a room
 event goes to every socket of the room as the same bytes) and written
-without the library's per-frame work.
+without the library's per-frame work. The app may write such a message
+without a task switch through the ASGI scope extension
+:data:`SEND_TEXT_NOW` (``scope["extensions"]["lucie.send_text_now"](text)``:
+``True`` when written, ``False`` when it must use ``websocket.send``);
+the room socket does for its acks and events (:mod:`server.api.ws`).
 """
 
 from __future__ import annotations
