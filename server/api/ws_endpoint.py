@@ -72,6 +72,12 @@ async def _serve(ws: WebSocket, authority: RaceAuthority, token: str | None) -> 
             except RaceError:
                 await ws.close(*close_args(AuthInvalidToken))
                 return
+        # the handshake's headers are read (the token above, the request id
+        # by server.api.observe): not held for the socket's life, ~1 KB per
+        # idle socket (issue 23); starlette's ws.headers is a view of this list
+        headers = ws.scope.get("headers")
+        if isinstance(headers, list):
+            headers.clear()
         await Connection(ws, room_id, racer_id, token).run(since)
     except WebSocketDisconnect:
         return

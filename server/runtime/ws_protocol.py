@@ -246,6 +246,8 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     socket holds less (:class:`_Inbox`, :class:`_Writable`; the handshake's
     response is let go once sent)."""
 
+    __slots__ = ("_plain",)  # a slot: an attribute more in the instance dict costs idle sockets
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = _Inbox()  # type: ignore[assignment]
