@@ -75,8 +75,11 @@ def test_closed_sockets_leave_no_cycles(client: TestClient, no_collector: None) 
     # every connection, its listener and the room's feed go (the feed's task
     # ends on the server's loop a moment after its last socket closes); with
     # the collector off, an object held in a cycle would stay forever
+    # (the handlers end on the server's thread after the client saw the close:
+    # wait for all three, not only the feed, which can go first)
     deadline = time.monotonic() + 5
-    while _alive(RoomFeed) and time.monotonic() < deadline:
+    while (_alive(_Connection) or _alive(Listener) or _alive(RoomFeed)) \
+            and time.monotonic() < deadline:
         time.sleep(0.01)
     assert (_alive(_Connection), _alive(Listener), _alive(RoomFeed)) == (0, 0, 0)
 
