@@ -53,20 +53,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--cluster-long", action="store_true", default=False,
                      help="also run the long Redis Cluster runs (marker cluster_long; "
                           "make test-cluster)")
+    parser.addoption("--bench", action="store_true", default=False,
+                     help="also run the benchmarks' quick runs (marker bench; make bench)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``chaos`` (long soak variants) are left out — deselected, not
     skipped: ``make test`` runs every test it lists — unless ``--chaos`` is given
     (``make chaos``); likewise ``cluster_long`` unless ``--cluster-long``
-    (``make test-cluster``)."""
-    for marker, option in (("chaos", "--chaos"), ("cluster_long", "--cluster-long")):
+    (``make test-cluster``) and ``bench`` unless ``--bench`` (``make bench``)."""
+    for marker, option in (("chaos", "--chaos"), ("cluster_long", "--cluster-long"),
+                           ("bench", "--bench")):
         if config.getoption(option):
             continue
-        soak = [item for item in items if marker in item.keywords]
+        # the marker itself: `item.keywords` has the parameter ids too (a test
+        # parametrized with "chaos" or "bench" is not marked so)
+        soak = [item for item in items if item.get_closest_marker(marker)]
         if soak:
             config.hook.pytest_deselected(items=soak)
-            items[:] = [item for item in items if marker not in item.keywords]
+            items[:] = [item for item in items if not item.get_closest_marker(marker)]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
