@@ -56,13 +56,16 @@ upgrade: $(STAMP)
 	$(PY) scripts/lock.py --upgrade
 
 # The Redis Cluster suite with its long runs (marker cluster_long: a master
-# killed mid-race, with and without WAIT): real local clusters of redis-server
-# processes on free ports (infra/redis_cluster.py; ensure-redis.sh installs
-# redis-server and redis-cli when missing); make test runs the short ones.
+# killed mid-race, with and without WAIT; the `python -m infra.redis_cluster`
+# command): real local clusters of redis-server processes on free ports
+# (infra/redis_cluster.py; ensure-redis.sh installs redis-server and redis-cli
+# when missing). make test runs the rest: the store contract on a cluster and
+# two server processes racing on one.
 test-cluster: $(STAMP)
 	@scripts/ensure-redis.sh
 	$(PY) -m pytest -q -s tests/store/test_redis_cluster.py tests/redis/test_redis_cluster_race.py \
-	    tests/redis/test_redis_cluster_failover.py --cluster-long
+	    tests/redis/test_redis_cluster_failover.py tests/redis/test_redis_cluster_cli.py \
+	    --cluster-long
 
 # The fault suite with its long soak variants (marker chaos; make test runs
 # the short cases only).
@@ -83,8 +86,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check server client_cli tests infra
 	$(VENV)/bin/mypy server client_cli
 
+# The benchmarks' quick runs through their harnesses first (marker bench:
+# capacity at 1 and 2 processes behind HAProxy, the archive on SQLite and
+# PostgreSQL; left out of make test), then every benchmark (python -m bench).
 bench: $(STAMP)
 	@scripts/ensure-redis.sh
+	@scripts/ensure-postgres.sh
+	@scripts/ensure-tools.sh
+	$(PY) -m pytest -q -m bench --bench
 	$(PY) -m bench
 
 load: $(STAMP)

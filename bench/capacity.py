@@ -49,8 +49,8 @@ import redis
 from bench._capacity_load import Pace, Seat, children_cpu_s, full_speed, human_pace, setup
 from bench._capacity_report import TARGET_P99_MS, Row, projection, row_line, table
 from bench.redis import ENV as RATE_LIMITS
-from bench.redis import _cpu_s, _redis_server
-from bench.server import _port, _stop
+from bench.redis import _cpu_s, _private_redis
+from bench.server import _stop
 from infra.load.servers import LOAD_LIMITS
 from tests.redis.balancer import Balancer, haproxy_binary
 from tests.redis.cluster import Cluster as ServerGroup
@@ -98,8 +98,7 @@ def _store(backend: str) -> Iterator[tuple[str, list[int]]]:
     """``(URL for the servers, every node's port)`` of a private store."""
     if backend == "redis":
         workdir = Path(tempfile.mkdtemp(prefix="lucie-bench-capacity-"))
-        port = _port()
-        proc = _redis_server(port, workdir)
+        proc, port = _private_redis(workdir)
         try:
             yield f"redis://127.0.0.1:{port}/0", [port]
         finally:

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import redis
 
-from bench.redis import ENV, SERVER, _commandstats, _cpu_s, _redis_server
-from bench.server import _port, _spawn, _stop
+from bench.redis import ENV, SERVER, _commandstats, _cpu_s, _private_redis
+from bench.server import _ports, _spawn, _stop
 
 __all__ = ["run"]
 
@@ -102,13 +102,12 @@ def run(quick: bool) -> list[str]:
     """Two processes, one Redis: quick-race joins/s, latency, lobbies per join."""
     seconds = 2.0 if quick else 10.0
     workdir = Path(tempfile.mkdtemp(prefix="lucie-bench-quick-"))
-    rport = _port()
-    store = _redis_server(rport, workdir)
+    store, rport = _private_redis(workdir)
     admin = redis.Redis(port=rport)
     procs = []
     try:
         env = QUICK_ENV | {"REDIS_URL": f"redis://127.0.0.1:{rport}/0"}
-        ports = [_port(), _port()]
+        ports = _ports(2)
         procs = [_spawn(SERVER, p, env) for p in ports]
         urls = [f"http://127.0.0.1:{p}" for p in ports]
         _load(urls, 1.0)  # warm-up: scripts loaded, pools open

@@ -38,32 +38,67 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
-from bench.server import ENV, _measure, _port, _setup, _spawn, _stop, _worker
+from bench.server import ENV, _measure, _port, _ports, _setup, _spawn, _stop, _worker
 
 __all__ = ["run"]
 
 SERVER = "from server.app import main; raise SystemExit(main())"
 
 
+PORT_TRIES = 4
+
+
+class _PortTaken(RuntimeError):
+    """redis-server could not listen: its port was taken after it was chosen."""
+
+
 def _redis_server(port: int, workdir: Path) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", str(workdir)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(port=port)
+    """A ``redis-server`` on ``port``, once it answers — itself, not whatever
+    else listens there (``INFO``'s ``process_id``).
+
+    :raises _PortTaken: the port was in use (redis-server exited).
+    """
+    log_path = workdir / f"redis-{port}.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(workdir)],
+            stdout=log, stderr=subprocess.STDOUT)
+    # whatever else listens there may not answer: 1 s a try, then look at the process
+    client = redis.Redis(port=port, socket_timeout=1, retry=Retry(NoBackoff(), 0))
     deadline = time.monotonic() + 10
     try:
         while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                said = log_path.read_text(errors="replace")
+                kind = _PortTaken if "already in use" in said else RuntimeError
+                raise kind(f"redis-server exited with {proc.returncode}: {said[-500:]}")
             try:
-                client.ping()
-                return proc
+                if int(client.info("server")["process_id"]) == proc.pid:
+                    return proc
             except redis.RedisError:
-                time.sleep(0.05)
+                pass
+            time.sleep(0.05)
     finally:
         client.close()
     proc.kill()
     raise RuntimeError("redis-server did not start")
+
+
+def _private_redis(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """``(process, port)``: a ``redis-server`` of this run on a free port (another
+    port when the chosen one is taken before redis-server could listen on it)."""
+    for attempt in range(1, PORT_TRIES + 1):
+        port = _port()
+        try:
+            return _redis_server(port, workdir), port
+        except _PortTaken:
+            if attempt == PORT_TRIES:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _measure_split(urls: list[str], seats: list[Any], seconds: float) -> tuple[float, float,
@@ -137,13 +172,12 @@ def run(quick: bool) -> list[str]:
                  f"{e_cpu:.0f} µs/move")
 
     workdir = Path(tempfile.mkdtemp(prefix="lucie-bench-redis-"))
-    rport = _port()
-    store = _redis_server(rport, workdir)
+    store, rport = _private_redis(workdir)
     procs: list[subprocess.Popen[bytes]] = []
     admin = redis.Redis(port=rport)
     try:
         env = ENV | {"REDIS_URL": f"redis://127.0.0.1:{rport}/0"}
-        ports = [_port(), _port()]
+        ports = _ports(2)
         procs = [_spawn(SERVER, p, env) for p in ports]
         urls = [f"http://127.0.0.1:{p}" for p in ports]
         ws_urls = [u.replace("http", "ws") for u in urls]

@@ -58,6 +58,19 @@ def _port() -> int:
         return int(s.getsockname()[1])
 
 
+def _ports(n: int) -> list[int]:
+    """``n`` distinct free ports (each held while the next is chosen: two calls
+    of :func:`_port` may give the same one)."""
+    held = [socket.socket() for _ in range(n)]
+    try:
+        for s in held:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in held]
+    finally:
+        for s in held:
+            s.close()
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -52,20 +53,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--cluster-long", action="store_true", default=False,
                      help="also run the long Redis Cluster runs (marker cluster_long; "
                           "make test-cluster)")
+    parser.addoption("--bench", action="store_true", default=False,
+                     help="also run the benchmarks' quick runs (marker bench; make bench)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``chaos`` (long soak variants) are left out — deselected, not
     skipped: ``make test`` runs every test it lists — unless ``--chaos`` is given
     (``make chaos``); likewise ``cluster_long`` unless ``--cluster-long``
-    (``make test-cluster``)."""
-    for marker, option in (("chaos", "--chaos"), ("cluster_long", "--cluster-long")):
+    (``make test-cluster``) and ``bench`` unless ``--bench`` (``make bench``)."""
+    for marker, option in (("chaos", "--chaos"), ("cluster_long", "--cluster-long"),
+                           ("bench", "--bench")):
         if config.getoption(option):
             continue
-        soak = [item for item in items if marker in item.keywords]
+        # the marker itself: `item.keywords` has the parameter ids too (a test
+        # parametrized with "chaos" or "bench" is not marked so)
+        soak = [item for item in items if item.get_closest_marker(marker)]
         if soak:
             config.hook.pytest_deselected(items=soak)
-            items[:] = [item for item in items if marker not in item.keywords]
+            items[:] = [item for item in items if not item.get_closest_marker(marker)]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -96,6 +102,16 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct TCP ports free on 127.0.0.1 right now: each is held while
+    the next is chosen (two calls of :func:`free_port` may give the same port)."""
+    with contextlib.ExitStack() as stack:
+        held = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in held:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in held]
 
 
 def server_env(env: dict[str, str]) -> dict[str, str]:

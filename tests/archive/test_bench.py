@@ -1,5 +1,7 @@
 """``python -m bench --quick archive`` runs on both databases and prints every
-figure (no timing asserted: targets live in bench/, never in the tests)."""
+figure (no timing asserted: targets live in bench/, never in the tests).
+About a minute: marker ``bench``, run by ``make bench`` before the benchmarks,
+not by ``make test``."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from bench.__main__ import available, main
 
 
 @pytest.mark.slow
+@pytest.mark.bench
 def test_quick_archive_bench_prints_every_figure(
         pg_server: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

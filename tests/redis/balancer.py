@@ -11,6 +11,14 @@ literal. Each rewrite must match the shipped file exactly as expected, so the
 test fails loudly, rather than testing a copy, when the file changes shape.
 The one other change: ``-n`` lowers ``maxconn`` when this machine's open-files
 hard limit cannot hold the shipped one (HAProxy refuses to start otherwise).
+
+On the command line, ``-dR``: no ``SO_REUSEPORT``. With it, HAProxy shares a
+port with any listener of the same user that has it too — another HAProxy, or
+its own ``stats`` frontend when both test ports came out the same — and the
+kernel splits the connections: a WebSocket answered 200 by a statistics page
+(``stats uri /`` serves every path). Without it, a port taken between choosing
+it and binding it makes HAProxy exit at once (``cannot bind socket``), and
+:class:`Balancer` starts it again on new ports.
 """
 
 from __future__ import annotations
@@ -27,11 +35,17 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import REPO, free_port, run_dir
+from tests.conftest import REPO, free_ports, run_dir
 
 __all__ = ["SHIPPED", "Balancer", "haproxy_binary", "render"]
 
 SHIPPED = REPO / "infra" / "haproxy.cfg"
+BIND_TRIES = 5
+"""Starts on new ports when a chosen port was taken before HAProxy bound it."""
+
+
+class _PortTaken(RuntimeError):
+    """HAProxy exited at start: a port it was to listen on is in use."""
 
 
 def haproxy_binary() -> str | None:
@@ -78,24 +92,30 @@ class Balancer:
     def __init__(self, servers: list[str], *, timeout_s: float = 20) -> None:
         exe = haproxy_binary()
         assert exe is not None, "haproxy is not installed (scripts/ensure-tools.sh installs it)"
-        self.port, self.stats_port = free_port(), free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.stats_url = f"http://127.0.0.1:{self.stats_port}"
         addrs = [u.removeprefix("http://") for u in servers]
         self.names = [f"app{i}" for i in range(1, len(addrs) + 1)]
         self.dir = run_dir("haproxy-")
         self.config = self.dir / "haproxy.cfg"
-        self.config.write_text(render(SHIPPED.read_text(), bind=f"127.0.0.1:{self.port}",
-                                      stats=f"127.0.0.1:{self.stats_port}", servers=addrs))
         self.log_path = self.dir / "haproxy.log"
-        with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen([exe, "-f", str(self.config), *_fd_cap()], cwd=self.dir,
-                                         stdout=log, stderr=subprocess.STDOUT)
-        try:
-            self.wait_up(self.names, timeout_s)
-        except BaseException:
-            self.stop()
-            raise
+        for attempt in range(1, BIND_TRIES + 1):
+            self.port, self.stats_port = free_ports(2)  # two different ports
+            self.url = f"http://127.0.0.1:{self.port}"
+            self.stats_url = f"http://127.0.0.1:{self.stats_port}"
+            self.config.write_text(render(SHIPPED.read_text(), bind=f"127.0.0.1:{self.port}",
+                                          stats=f"127.0.0.1:{self.stats_port}", servers=addrs))
+            with self.log_path.open("wb") as log:
+                self.proc = subprocess.Popen([exe, "-dR", "-f", str(self.config), *_fd_cap()],
+                                             cwd=self.dir, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                self.wait_up(self.names, timeout_s)
+                self._wait_frontend(timeout_s)
+                return
+            except _PortTaken:
+                if attempt == BIND_TRIES:
+                    raise
+            except BaseException:
+                self.stop()
+                raise
 
     def stats(self) -> dict[str, dict[str, str]]:
         """The statistics page's CSV rows of the ``replicas`` backend, by server
@@ -110,7 +130,10 @@ class Balancer:
         deadline = time.monotonic() + timeout_s
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"haproxy exited: {self.log()[-2000:]}")
+                log = self.log()
+                if "cannot bind socket" in log:
+                    raise _PortTaken(f"haproxy could not listen: {log[-2000:]}")
+                raise RuntimeError(f"haproxy exited: {log[-2000:]}")
             try:
                 rows = self.stats()
                 if all(rows[n]["status"] == "UP" and rows[n]["check_status"] == "L7OK"
@@ -120,6 +143,22 @@ class Balancer:
                 pass
             if time.monotonic() > deadline:
                 raise RuntimeError(f"replicas not up behind haproxy: {self.log()[-2000:]}")
+            time.sleep(0.1)
+
+    def _wait_frontend(self, timeout_s: float) -> None:
+        """Wait until a request to the frontend reaches a replica: the server's own
+        ``/readyz`` answer (JSON), not any other listener's."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                r = httpx.get(self.url + "/readyz", timeout=5)
+                if r.status_code == 200 and r.json().get("status") == "ready":
+                    return
+            except (httpx.HTTPError, ValueError):
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the frontend {self.url} does not reach the replicas: "
+                                   f"{self.log()[-2000:]}")
             time.sleep(0.1)
 
     def wait_down(self, name: str, timeout_s: float = 20) -> None:

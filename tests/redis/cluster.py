@@ -21,6 +21,9 @@ from tests.conftest import REPO, TEST_LIMITS, free_port, run_dir, server_env
 __all__ = ["REDIS_URL", "Cluster", "drop_prefix"]
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
+EXIT_NO_LISTEN = 3
+"""lucie-server's exit code when it could not listen (its port taken, say)."""
+PORT_TRIES = 4
 
 
 def drop_prefix(url: str, prefix: str) -> None:
@@ -57,17 +60,18 @@ class Cluster:
         self.urls: list[str] = []
         try:
             pending = [self._spawn() for _ in range(n)]
-            for proc, url in pending:
-                self._wait(proc, url)
+            for i, (proc, url) in enumerate(pending):
+                self._start(i, proc, url)
         except BaseException:
             self.stop()
             raise
 
-    def _spawn(self) -> tuple[subprocess.Popen[bytes], str]:
+    def _spawn(self, i: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+        """Start process ``i`` (a new one when None) on a free port."""
         port = free_port()
         env = server_env(self.env)
         self.logdir.mkdir(parents=True, exist_ok=True)
-        log = (self.logdir / f"server-{len(self.procs)}.log").open("wb")
+        log = (self.logdir / f"server-{len(self.procs) if i is None else i}.log").open("wb")
         level = [] if "LUCIE_LOG_LEVEL" in self.env else ["--log-level", "warning"]
         proc = subprocess.Popen(
             [sys.executable, "-c", "from server.app import main; raise SystemExit(main())",
@@ -75,9 +79,26 @@ class Cluster:
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         log.close()
         url = f"http://127.0.0.1:{port}"
-        self.procs.append(proc)
-        self.urls.append(url)
+        if i is None:
+            self.procs.append(proc)
+            self.urls.append(url)
+        else:
+            self.procs[i], self.urls[i] = proc, url
         return proc, url
+
+    def _start(self, i: int, proc: subprocess.Popen[bytes], url: str) -> None:
+        """Wait for process ``i``; started again on another port while the one it
+        was given is taken before it could listen (lucie-server exits with 3)."""
+        for _ in range(PORT_TRIES):
+            try:
+                self._wait(proc, url)
+                return
+            except RuntimeError:
+                if proc.returncode != EXIT_NO_LISTEN \
+                        or "address already in use" not in self.log(i):
+                    raise
+            proc, url = self._spawn(i)
+        self._wait(proc, url)
 
     @staticmethod
     def _wait(proc: subprocess.Popen[bytes], url: str) -> None:
@@ -96,8 +117,8 @@ class Cluster:
     def add(self) -> str:
         """Start one more process; its URL."""
         proc, url = self._spawn()
-        self._wait(proc, url)
-        return url
+        self._start(len(self.procs) - 1, proc, url)
+        return self.urls[-1]
 
     def kill(self, i: int) -> None:
         """``kill -9`` process ``i`` (nothing if it is gone already)."""

@@ -3,7 +3,8 @@
 real ``haproxy``, a few racers at human pace, then at full speed. Behaviour,
 not timing: every row has its figures, moves were acked, no move was refused,
 the full-speed sockets went to every process, Redis and the servers used CPU,
-and the table has one line per row."""
+and the table has one line per row. Marker ``bench``: ``make bench`` runs it
+before the benchmarks, ``make test`` does not."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ pytestmark = [
 ]
 
 
+@pytest.mark.bench
 def test_capacity_rows_at_one_and_two_processes() -> None:
     cfg = replace(QUICK, processes=(1, 2), racers=16, warmup_s=0.5, seconds=2.0,
                   full_racers=16, full_seconds=1.0, workers=2)

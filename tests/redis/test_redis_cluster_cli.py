@@ -1,6 +1,7 @@
 """``python -m infra.redis_cluster``: a local Redis Cluster to try by hand
 (docs/operations.md, "Redis Cluster"). It prints the URL and the command that
-runs the server on it, the nodes answer, and Ctrl-C stops and removes them."""
+runs the server on it, the nodes answer, and Ctrl-C stops and removes them.
+A cluster of its own: marker ``cluster_long`` (``make test-cluster``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import redis
 
 from tests.conftest import REPO
 
-pytestmark = [pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.cluster_long, pytest.mark.timeout(90)]
 
 
 def _lines_until(proc: subprocess.Popen[str], last: str, timeout_s: float) -> list[str]:

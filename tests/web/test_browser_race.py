@@ -351,10 +351,19 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     for who in (ada, bob, sam):
         until(lambda w=who: "Race over" in text_of(w, ".end"), 15, message="the end screen")
         until(lambda w=who: "Points" in text_of(w, ".standings"), message="the standings")
+    # once shown, the standings stay: the par (often after them, on a loaded machine
+    # nearly always) redraws the table in place, not rebuilding the end screen, whose
+    # new table was empty until its standings were fetched again
+    js(ada, """window.__endBox = document.querySelector('.end'); window.__emptied = 0;
+        new MutationObserver(() => {
+          if (!document.querySelector('.standings tbody tr')) window.__emptied += 1;
+        }).observe(document.getElementById('main'), { childList: true, subtree: true });""")
     assert "Ada (you)" in text_of(ada, ".standings tbody tr:first-child")
     assert "1st" in text_of(ada, ".msg")
     # "cards to par" reads as the API's to_par (par − cards), labelled as such
     until(lambda: re.search(r"Par: \d+ cards", text_of(ada, ".par")), 60, message="the par")
+    assert js(ada, "return [window.__endBox === document.querySelector('.end'), "
+                   "window.__emptied]") == [True, 0]
     api = httpx.get(f"{url}/api/v1/rooms/{code}/standings").json()
     shown_par = js(ada, """return [...document.querySelectorAll('.standings tbody tr')].map(
         (tr) => [tr.children[1].textContent, tr.querySelector('.to-par').textContent])""")

@@ -70,6 +70,8 @@ export function chart(cmp, total) {
   return root;
 }
 
+/** The end screen in `box`; returns `{ standings(table) }`, which redraws the standings
+ *  table and the par line in place (a `par` event's table: GET …/standings' fields). */
 export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   const total = 52 * room.rules.decks;
   const table = el("table", { class: "standings" });
@@ -133,7 +135,12 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
 
   let cmp = null; let svgChart = null; let rep = null; let idx = 0; let timer = null;
 
-  call("GET", `/rooms/${code}/standings`).then((st) => {
+  // the table is drawn from GET …/standings, then again, in place, from the `par` event
+  // (race.js): the rest of the end screen (chart, replay viewer) stays as it is
+  let drawn = false; let parShown = false;
+  function standings(st) {
+    if (parShown && st.par === null) return; // an answer older than the par's table
+    parShown = st.par !== null;
     // on a phone the "wide" columns (points, moves) hide: the message says the points
     const wide = { Points: 1, Moves: 1 };
     table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "Racer", "Cards", "Points", "Cards to par", "Time", "Moves", "Status"]
@@ -147,8 +154,10 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
         el("td", { text: x.status.replace("_", " ") })))));
     parLine.textContent = st.par === null ? "Par: the solver has not found it yet." : `Par: ${st.par} cards (the most this deal allows with these redeals). Cards to par = par − foundation cards.`;
     const mine = st.standings.find((x) => x.racer === me);
-    if (mine) say(`You finished ${mine.rank}${["th", "st", "nd", "rd"][mine.rank % 10 > 3 || Math.floor(mine.rank / 10) === 1 ? 0 : mine.rank % 10]} of ${st.standings.length} with ${mine.points} points.`, "good");
-  }).catch((e) => say(`${e}`, "error"));
+    if (mine && !drawn) say(`You finished ${mine.rank}${["th", "st", "nd", "rd"][mine.rank % 10 > 3 || Math.floor(mine.rank / 10) === 1 ? 0 : mine.rank % 10]} of ${st.standings.length} with ${mine.points} points.`, "good");
+    drawn = true;
+  }
+  call("GET", `/rooms/${code}/standings`).then(standings).catch((e) => say(`${e}`, "error"));
 
   async function compare() {
     if (!pickA.value || !pickB.value) return;
@@ -193,4 +202,5 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   function stop() { clearInterval(timer); timer = null; play.textContent = "▶"; play.setAttribute("aria-label", "play"); }
   function stepTo(i) { if (!rep) return; idx = Math.max(0, Math.min(rep.moves.length, i)); drawNow(); if (idx >= rep.moves.length) stop(); }
   compare(); loadReplay();
+  return { standings };
 }

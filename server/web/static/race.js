@@ -60,7 +60,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   const s = {
     room: null, me: null, token: null, host: store.host(code), game: null, sock: null,
     inflight: null, moveNo: 0, clockAt: 0, countdownAt: 0, mode: null, stopped: false,
-    watchRacer: null, watchTimer: null,
+    watchRacer: null, watchTimer: null, end: null,
   };
   const saved = watch ? null : store.racer(code);
   if (saved) { s.me = saved.racer; s.token = saved.token; }
@@ -165,7 +165,9 @@ export function mountRoom(main, code, { watch = false } = {}) {
         if (ev.type === "countdown") s.countdownAt = performance.now();
         if (ev.type === "started" && s.me) fetchGame();
         if (ev.type === "finished" && ev.racer === s.me) fetchGame();
-        if (ev.type === "par" && s.mode === "end") s.mode = null; // redraw the table with to-par
+        // the table again with to-par, redrawn in place: the end screen is not rebuilt
+        // (its table was empty until fetched again), chart and replay viewer stay put
+        if (ev.type === "par" && s.mode === "end") s.end?.standings(ev);
         if (ev.type === "rematch") s.rematchBar?.linked(ev.rematch, ev.series);
         if (before !== s.room.state || ev.type === "race_over" || ev.type === "par") render(); else update();
       },
@@ -383,7 +385,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     banner("");
     const box = el("div", { class: "end" });
     stage.append(box);
-    mountEnd(box, { code, room: s.room, me: s.me, token: s.token, say, onGhost: (c) => navigate(`/r/${c}`) });
+    s.end = mountEnd(box, { code, room: s.room, me: s.me, token: s.token, say, onGhost: (c) => navigate(`/r/${c}`) });
     s.rematchBar = mountRematch(box, { code, room: s.room, me: s.me, token: s.token, watch, say, go: navigate });
   }
 
