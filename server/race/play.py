@@ -145,9 +145,7 @@ class Play:
                 raise error
             new, after = decision.racer, decision.game
             view = self._game_view(room, new, after, now)
-            # validated, yet cheaper than model_construct's Python loop (issue 23)
-            ack = Ack(client_move_id=client_move_id, version=new.version,
-                      race_clock_ms=clock, applied=decision.applied, game=view)
+            ack = present.ack(client_move_id, new.version, clock, decision.applied, view)
             shown = present.race_clock(room, now)
             events = [progress_logged(
                 race_clock_ms=shown, racer=racer_id, foundation_cards=new.foundation_cards,

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from .quick_state import QuickState
+from .trusted import trusted
 from .views import RacerStatus, RoomLink, RoomState
 
 __all__ = [
@@ -130,11 +131,6 @@ class RacerRecord(_Record):
         return dict(self.__dict__)
 
 
-_new = object.__new__
-_SET_DICT, _SET_FIELDS_SET, _SET_EXTRA, _SET_PRIVATE = (
-    BaseModel.__dict__[name].__set__
-    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
-                 "__pydantic_private__"))
 _FIELDS = frozenset(RacerRecord.model_fields)
 
 
@@ -142,15 +138,10 @@ def racer_record(*, id: str, status: RacerStatus, log: list[Any], foundation_car
                  redeals_used: int, merci_used: bool, reach_time_ms: int | None,
                  finished_ms: int | None, final: bool) -> RacerRecord:
     """``RacerRecord.model_construct(...)`` of every field, for checked values (no
-    validation), about 4× faster (0.7 µs instead of 3; one per accepted move):
-    the same fields in the same order, every field set, no extra nor private
-    values (tests/race/test_stored_racer.py keeps them equal)."""
-    record: RacerRecord = _new(RacerRecord)
-    _SET_DICT(record, {
+    validation; :func:`~server.race.trusted.trusted`): 0.7 µs instead of 3, one per
+    accepted move; every field set (tests/race/test_trusted.py keeps them equal)."""
+    return trusted(RacerRecord, {
         "id": id, "status": status, "log": log, "foundation_cards": foundation_cards,
         "redeals_used": redeals_used, "merci_used": merci_used,
-        "reach_time_ms": reach_time_ms, "finished_ms": finished_ms, "final": final})
-    _SET_FIELDS_SET(record, set(_FIELDS))
-    _SET_EXTRA(record, None)
-    _SET_PRIVATE(record, None)
-    return record
+        "reach_time_ms": reach_time_ms, "finished_ms": finished_ms, "final": final},
+        set(_FIELDS))

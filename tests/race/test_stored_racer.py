@@ -47,26 +47,3 @@ def test_progress_logged_is_the_models_logged() -> None:
         progress_logged(race_clock_ms=1, racer="r", foundation_cards=0, moves=1, redeals_used=0,
                         merci_used=False, status="resigned", reach_time_ms=None)
 
-
-def test_racer_record_is_model_construct() -> None:
-    """``state.racer_record`` (a move's new record, issue 23) is the record
-    ``RacerRecord.model_construct`` makes of the same values."""
-    from server.race.state import racer_record
-
-    assert RacerRecord.__pydantic_post_init__ is None
-    assert not RacerRecord.__private_attributes__
-    for values in ({"id": "r1", "status": "playing", "log": [("1f", 10)], "foundation_cards": 5,
-                    "redeals_used": 0, "merci_used": False, "reach_time_ms": 10,
-                    "finished_ms": None, "final": False},
-                   {"id": "r2", "status": "won", "log": [["1f", 10], ("u", 20)],
-                    "foundation_cards": 52, "redeals_used": 2, "merci_used": True,
-                    "reach_time_ms": 900, "finished_ms": 1000, "final": True}):
-        fast = racer_record(**values)  # type: ignore[arg-type]
-        slow = RacerRecord.model_construct(**values)  # type: ignore[arg-type]
-        assert list(vars(fast).items()) == list(vars(slow).items())
-        assert fast.model_fields_set == slow.model_fields_set == set(RacerRecord.model_fields)
-        assert fast.__pydantic_extra__ is slow.__pydantic_extra__ is None
-        assert fast.__pydantic_private__ is slow.__pydantic_private__ is None
-        assert fast == slow and fast.model_dump_json() == slow.model_dump_json()
-        assert encode_record(fast.stored()) == encode_record(slow.stored())
-        assert fast.log is values["log"]
