@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict
 
 from .quick_state import QuickState
@@ -124,11 +125,17 @@ class RacerRecord(_Record):
         """Moves applied so far (the log length)."""
         return len(self.log)
 
-    def stored(self) -> dict[str, Any]:
+    def stored(self, log_json: bytes | None = None) -> dict[str, Any]:
         """What the store keeps: the fields as ``model_dump(mode="json")`` gives
         them once encoded, without pydantic's walk of the whole log on every
-        move (the store's JSON writes the log's tuples as arrays)."""
-        return dict(self.__dict__)
+        move (the store's JSON writes the log's tuples as arrays).
+
+        ``log_json``: the log's JSON bytes (``json_bytes(self.log)``), handed to
+        the store as an ``orjson.Fragment`` that it writes as it is."""
+        data = dict(self.__dict__)
+        if log_json is not None:
+            data["log"] = orjson.Fragment(log_json)
+        return data
 
 
 _FIELDS = frozenset(RacerRecord.model_fields)
