@@ -98,7 +98,7 @@ def game_view(racer: RacerRecord, game: Game, status: RacerStatus, active: bool,
     return trusted(GameView, {
         "racer": racer.id, "version": racer.version, "status": status,
         "final": racer.final, "position": position_view(pos),
-        "legal_moves": list(map(str, game.legal_moves())) if active else [],
+        "legal_moves": game.legal_move_texts() if active else [],
         "can_undo": active and game.can_undo, "redeals_left": rules.redeals - pos.redeals_used,
         "merci_available": rules.merci and not pos.merci_used, "moves": racer.version,
         "reach_time_ms": racer.reach_time_ms, "race_clock_ms": clock, "delay_ms": 0,

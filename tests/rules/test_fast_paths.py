@@ -1,5 +1,6 @@
 """The rules' fast paths give exactly what the plain code gives (issue 23, a
-move's CPU): cached move texts and parses, over random games of every variant."""
+move's CPU): cached move texts and parses, the legal moves (and texts) as lists, over
+random games of every variant."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from server.rules import (
     InvalidMoveError,
     Move,
     get_variant,
+    legal_moves,
     new_game,
     parse_move,
 )
 from server.rules import moves as moves_mod
+from server.rules.movegen import legal_move_list, legal_move_texts
 
 from .test_properties import PROPERTY_SETTINGS, _candidates
 
@@ -79,3 +82,35 @@ def test_full_caches_still_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     move = Move.play(2, 6)
     assert str(move) == "3-7" and parse_move("3-7") == move and parse_move("3 7") == move
     assert moves_mod._TEXTS == {} and moves_mod._PARSED == {}
+
+
+@PROPERTY_SETTINGS
+@given(
+    variant=st.sampled_from(list(VARIANTS)),
+    deal_number=st.integers(1, 10**6),
+    choices=st.lists(st.integers(0, 10**6), min_size=1, max_size=60),
+    redeals=st.integers(0, 3),
+    merci=st.booleans(),
+)
+def test_legal_move_list_and_texts_are_the_generators(
+    variant: str, deal_number: int, choices: list[int], redeals: int, merci: bool
+) -> None:
+    rules = get_variant(variant).with_overrides(redeals=redeals, merci=merci)
+    game = new_game(rules, deal_number, b"k")
+    for choice in choices:
+        listed = legal_move_list(rules, game.position)
+        assert listed == list(legal_moves(rules, game.position)) == game.legal_moves()
+        texts = [str(m) for m in listed]
+        assert legal_move_texts(rules, game.position) == texts == game.legal_move_texts()
+        if not listed:
+            break
+        game = game.play(listed[choice % len(listed)])
+
+
+def test_legal_move_list_of_a_won_game() -> None:
+    from .helpers import position
+
+    rules = get_variant("belle-lucie")
+    won = position(*[""] * 18, foundations="KC KD KH KS")
+    assert legal_move_list(rules, won) == list(legal_moves(rules, won)) == []
+    assert legal_move_texts(rules, won) == []
