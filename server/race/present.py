@@ -70,15 +70,37 @@ _VIEW_SET: Final = frozenset(GameView.model_fields) - {"delay_ms"}
 _POSITION_SET: Final = frozenset(PositionView.model_fields)
 
 
+_FAN_TEXTS: dict[tuple[int, ...], tuple[str, ...]] = {}
+"""A fan's card texts by the fan (most fans of a position are the previous
+position's); emptied when it reaches :data:`_FANS_KEPT` fans."""
+_FANS_KEPT: Final = 16_384
+
+
+def _fans(fans: tuple[tuple[int, ...], ...]) -> list[list[str]]:
+    """``[[card_str(c) for c in fan] for fan in fans]``, the texts of each fan
+    looked up (about half the cost; issue 23)."""
+    known = _FAN_TEXTS
+    out: list[list[str]] = []
+    add = out.append
+    for fan in fans:
+        texts = known.get(fan)
+        if texts is None:
+            if len(known) >= _FANS_KEPT:
+                known.clear()
+            texts = known[fan] = tuple([CARD_TEXTS[c] for c in fan])
+        add(list(texts))
+    return out
+
+
 def position_view(pos: Position) -> PositionView:
     """``PositionView.model_validate(position_to_json(pos))``, made without
     validation from the engine's position (:func:`~server.race.trusted.trusted`):
     the same model, foundations as ``(suit, top rank)`` tuples."""
-    text = CARD_TEXTS
+    cells = pos.cells
     return trusted(PositionView, {
-        "fans": [[text[c] for c in fan] for fan in pos.fans],
+        "fans": _fans(pos.fans),
         "foundations": list(zip(cycle(SUITS), pos.foundations)),
-        "cells": [None if c == EMPTY_CELL else text[c] for c in pos.cells],
+        "cells": [None if c == EMPTY_CELL else CARD_TEXTS[c] for c in cells] if cells else [],
         "redeals_used": pos.redeals_used,
         "merci_used": pos.merci_used,
         "foundation_cards": pos.foundation_cards,

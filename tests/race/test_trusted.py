@@ -95,3 +95,20 @@ def test_views_are_the_validated_ones(variant: str, deal_number: int, choices: l
             break
         game = game.play(moves[choice % len(moves)])
         racer = after_move(racer, game, step * 100 + 50)
+
+
+def test_position_views_with_a_small_fan_cache(monkeypatch: Any) -> None:
+    """The fan texts looked up (``present._fans``) stay right when the cache fills
+    and empties between two fans of one position."""
+    monkeypatch.setattr(present, "_FAN_TEXTS", {})
+    monkeypatch.setattr(present, "_FANS_KEPT", 5)
+    for variant in VARIANTS:
+        game = new_game(get_variant(variant), 17, b"k")
+        for step in range(12):
+            view = present.position_view(game.position)
+            _same(view, PositionView.model_validate(position_to_json(game.position)))
+            assert len(present._FAN_TEXTS) <= 5
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game = game.play(moves[step % len(moves)])
