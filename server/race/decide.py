@@ -27,7 +27,7 @@ from typing import Any
 from server.rules import Game, IllegalMoveError, InvalidMoveError, Move
 
 from . import errors as err
-from .state import RacerRecord
+from .state import RacerRecord, racer_record
 from .views import RacerStatus
 
 __all__ = ["Accepted", "Decision", "Refused", "after_move", "decide_move", "result_of"]
@@ -71,7 +71,7 @@ def after_move(racer: RacerRecord, game: Game, clock: int) -> RacerRecord:
     if pos.foundation_cards != racer.foundation_cards:
         reach = clock
     status, final = result_of(game)
-    return RacerRecord.model_construct(  # built from checked values: no re-validation
+    return racer_record(  # built from checked values: no re-validation
         id=racer.id, status=status, log=log, foundation_cards=pos.foundation_cards,
         redeals_used=pos.redeals_used, merci_used=pos.merci_used, reach_time_ms=reach,
         finished_ms=clock if final else None, final=final,

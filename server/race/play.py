@@ -145,9 +145,7 @@ class Play:
                 raise error
             new, after = decision.racer, decision.game
             view = self._game_view(room, new, after, now)
-            # validated, yet cheaper than model_construct's Python loop (issue 23)
-            ack = Ack(client_move_id=client_move_id, version=new.version,
-                      race_clock_ms=clock, applied=decision.applied, game=view)
+            ack = present.ack(client_move_id, new.version, clock, decision.applied, view)
             shown = present.race_clock(room, now)
             events = [progress_logged(
                 race_clock_ms=shown, racer=racer_id, foundation_cards=new.foundation_cards,
@@ -156,9 +154,11 @@ class Play:
             if new.final:
                 events.append(FinishedEvent(race_clock_ms=shown, racer=racer_id,
                                             status=new.status).logged())
+            key = (room.id, racer_id)
+            log_json = self.cache.log_bytes(key, racer.log, new.log)
             try:
                 new_rev, _ = await self.store.racers.save_racer(
-                    room.id, racer_id, new.stored(), rev,
+                    room.id, racer_id, new.stored(log_json), rev,
                     answer=(client_move_id, {"version": new.version,
                                              "applied": len(decision.applied),
                                              "reach_time_ms": new.reach_time_ms}),
@@ -166,7 +166,7 @@ class Play:
                     room_rev=room_rev_check)
             except VersionConflict:
                 known = None  # something changed (or the id was answered): read it all
-                self.cache.known_racers.pop((room.id, racer_id), None)
+                self.cache.unknown(key)
                 continue
             if new.final:
                 journal.racer_final(room.id, new)

@@ -8,14 +8,22 @@ them (:mod:`server.race.events`) take their values from the same functions.
 
 from __future__ import annotations
 
-from server.rules import Game, RuleSet, position_to_json
+from itertools import cycle
+from typing import Final
+
+from server.rules import Game, Position, RuleSet
+from server.rules.cards import CARD_TEXTS, SUITS
+from server.rules.position import EMPTY_CELL
 
 from .ranking import standings as rank_standings
 from .state import RacerRecord, RoomRecord, RosterEntry
-from .views import GameView, RacerStatus, RacerView, RulesView, Standings
+from .trusted import trusted
+from .views import Ack, GameView, PositionView, RacerStatus, RacerView, RulesView, Standings
 
 __all__ = [
+    "ack",
     "game_view",
+    "position_view",
     "race_clock",
     "racer_status",
     "racer_view",
@@ -57,20 +65,75 @@ def racer_view(room: RoomRecord, entry: RosterEntry, racer: RacerRecord) -> Race
     )
 
 
+_ACK_SET: Final = frozenset(Ack.model_fields)
+_VIEW_SET: Final = frozenset(GameView.model_fields) - {"delay_ms"}
+_POSITION_SET: Final = frozenset(PositionView.model_fields)
+
+
+_FAN_TEXTS: dict[tuple[int, ...], tuple[str, ...]] = {}
+"""A fan's card texts by the fan (most fans of a position are the previous
+position's); emptied when it reaches :data:`_FANS_KEPT` fans."""
+_FANS_KEPT: Final = 16_384
+
+
+def _fans(fans: tuple[tuple[int, ...], ...]) -> list[list[str]]:
+    """``[[card_str(c) for c in fan] for fan in fans]``, the texts of each fan
+    looked up (about half the cost; issue 23)."""
+    known = _FAN_TEXTS
+    out: list[list[str]] = []
+    add = out.append
+    for fan in fans:
+        texts = known.get(fan)
+        if texts is None:
+            if len(known) >= _FANS_KEPT:
+                known.clear()
+            texts = known[fan] = tuple([CARD_TEXTS[c] for c in fan])
+        add(list(texts))
+    return out
+
+
+def position_view(pos: Position) -> PositionView:
+    """``PositionView.model_validate(position_to_json(pos))``, made without
+    validation from the engine's position (:func:`~server.race.trusted.trusted`):
+    the same model, foundations as ``(suit, top rank)`` tuples."""
+    cells = pos.cells
+    return trusted(PositionView, {
+        "fans": _fans(pos.fans),
+        "foundations": list(zip(cycle(SUITS), pos.foundations)),
+        "cells": [None if c == EMPTY_CELL else CARD_TEXTS[c] for c in cells] if cells else [],
+        "redeals_used": pos.redeals_used,
+        "merci_used": pos.merci_used,
+        "foundation_cards": pos.foundation_cards,
+    }, set(_POSITION_SET))
+
+
 def game_view(racer: RacerRecord, game: Game, status: RacerStatus, active: bool,
               clock: int | None) -> GameView:
     """The game view with the racer's ``status``, whether the racer may move
-    (``active``: legal moves and undo listed) and the race clock (ms)."""
+    (``active``: legal moves and undo listed) and the race clock (ms).
+
+    Made without validation (every value is the authority's or the engine's,
+    :func:`~server.race.trusted.trusted`): what ``GameView(...)`` validates to,
+    ``delay_ms`` 0 and not set (one view per accepted move, issue 23)."""
     rules = game.rules
     pos = game.position
-    return GameView(
-        racer=racer.id, version=racer.version, status=status,
-        final=racer.final, position=position_to_json(pos),
-        legal_moves=[str(m) for m in game.legal_moves()] if active else [],
-        can_undo=active and game.can_undo, redeals_left=rules.redeals - pos.redeals_used,
-        merci_available=rules.merci and not pos.merci_used, moves=racer.version,
-        reach_time_ms=racer.reach_time_ms, race_clock_ms=clock,
-    )
+    return trusted(GameView, {
+        "racer": racer.id, "version": racer.version, "status": status,
+        "final": racer.final, "position": position_view(pos),
+        "legal_moves": game.legal_move_texts() if active else [],
+        "can_undo": active and game.can_undo, "redeals_left": rules.redeals - pos.redeals_used,
+        "merci_available": rules.merci and not pos.merci_used, "moves": racer.version,
+        "reach_time_ms": racer.reach_time_ms, "race_clock_ms": clock, "delay_ms": 0,
+    }, set(_VIEW_SET))
+
+
+def ack(client_move_id: str, version: int, race_clock_ms: int, applied: list[str],
+        game: GameView) -> Ack:
+    """The answer to an accepted move (what ``Ack(...)`` validates to), made
+    without validation from the authority's values (one per accepted move)."""
+    return trusted(Ack, {"client_move_id": client_move_id, "version": version,
+                         "race_clock_ms": race_clock_ms, "applied": applied, "game": game},
+                   set(_ACK_SET))
 
 
 def standings(room: RoomRecord, views: list[RacerView]) -> Standings:

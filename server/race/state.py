@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict
 
 from .quick_state import QuickState
+from .trusted import trusted
 from .views import RacerStatus, RoomLink, RoomState
 
-__all__ = ["FINAL_STATUSES", "RacerRecord", "RoomRecord", "RosterEntry", "SeriesState"]
+__all__ = [
+    "FINAL_STATUSES",
+    "RacerRecord",
+    "RoomRecord",
+    "RosterEntry",
+    "SeriesState",
+    "racer_record",
+]
 
 FINAL_STATUSES = frozenset({"won", "resigned", "timed_out", "left"})
 """Statuses that are always final (``stuck`` is final only without undo)."""
@@ -116,8 +125,30 @@ class RacerRecord(_Record):
         """Moves applied so far (the log length)."""
         return len(self.log)
 
-    def stored(self) -> dict[str, Any]:
+    def stored(self, log_json: bytes | None = None) -> dict[str, Any]:
         """What the store keeps: the fields as ``model_dump(mode="json")`` gives
         them once encoded, without pydantic's walk of the whole log on every
-        move (the store's JSON writes the log's tuples as arrays)."""
-        return dict(self.__dict__)
+        move (the store's JSON writes the log's tuples as arrays).
+
+        ``log_json``: the log's JSON bytes (``json_bytes(self.log)``), handed to
+        the store as an ``orjson.Fragment`` that it writes as it is."""
+        data = dict(self.__dict__)
+        if log_json is not None:
+            data["log"] = orjson.Fragment(log_json)
+        return data
+
+
+_FIELDS = frozenset(RacerRecord.model_fields)
+
+
+def racer_record(*, id: str, status: RacerStatus, log: list[Any], foundation_cards: int,
+                 redeals_used: int, merci_used: bool, reach_time_ms: int | None,
+                 finished_ms: int | None, final: bool) -> RacerRecord:
+    """``RacerRecord.model_construct(...)`` of every field, for checked values (no
+    validation; :func:`~server.race.trusted.trusted`): 0.7 µs instead of 3, one per
+    accepted move; every field set (tests/race/test_trusted.py keeps them equal)."""
+    return trusted(RacerRecord, {
+        "id": id, "status": status, "log": log, "foundation_cards": foundation_cards,
+        "redeals_used": redeals_used, "merci_used": merci_used,
+        "reach_time_ms": reach_time_ms, "finished_ms": finished_ms, "final": final},
+        set(_FIELDS))

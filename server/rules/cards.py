@@ -17,6 +17,7 @@ from .errors import InvalidCardError
 
 __all__ = [
     "ACE",
+    "CARD_TEXTS",
     "KING",
     "RANKS",
     "SUITS",
@@ -67,6 +68,11 @@ def suit_of(card: Card) -> int:
 def card_str(card: Card) -> str:
     """Text form, e.g. ``"TH"``; :func:`parse_card` reads it back."""
     return RANKS[card % 13] + SUITS[card // 13]
+
+
+CARD_TEXTS: Final[tuple[str, ...]] = tuple(card_str(c) for c in range(4 * 13))
+""":func:`card_str` of every card, by card: looked up where every move's answer
+shows the table (issue 23)."""
 
 
 def card_glyph(card: Card) -> str:

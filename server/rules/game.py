@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .deal import deal
-from .engine import Status, apply, autoplay_moves, legal_moves, status
+from .engine import Status, apply, autoplay_moves, status
 from .errors import IllegalMoveError
+from .movegen import legal_move_list, legal_move_texts
 from .moves import Move
 from .position import Position
 from .variants import RuleSet
@@ -68,7 +69,11 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """Legal position moves now (undo and autoplay not listed)."""
-        return list(legal_moves(self.rules, self.position))
+        return legal_move_list(self.rules, self.position)
+
+    def legal_move_texts(self) -> list[str]:
+        """The texts of :meth:`legal_moves` (``str(move)``), in the same order."""
+        return legal_move_texts(self.rules, self.position)
 
     def expand(self, move: Move) -> list[Move]:
         """The log entries ``move`` becomes: autoplay → its foundation moves.

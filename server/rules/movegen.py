@@ -7,8 +7,8 @@ in an index of top cards instead of trying every pair of fans.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Final
+from collections.abc import Callable, Iterator
+from typing import Final, TypeVar
 
 from .build import BUILD_KEYS, BY_SUIT, foundation_pile
 from .cards import KING, Card
@@ -16,7 +16,7 @@ from .moves import ANY_CELL, FOUNDATION, REDEAL, Move, cell_place
 from .position import EMPTY_CELL, Position
 from .variants import RuleSet
 
-__all__ = ["has_legal_move", "legal_moves"]
+__all__ = ["has_legal_move", "legal_move_list", "legal_move_texts", "legal_moves"]
 
 
 def _targets(
@@ -63,6 +63,8 @@ def _fan_targets(
     return out
 
 
+T = TypeVar("T", Move, str)
+_REDEAL_TEXT: Final = str(REDEAL)
 _KEY_BASE: Final = 4096
 _PLAYS: dict[int, Move] = {}
 """Play moves made so far, by ``source * 4096 + target``: moves are immutable
@@ -74,6 +76,17 @@ def _play(source: int, target: int) -> Move:
     if len(_PLAYS) < 65536:
         _PLAYS[source * _KEY_BASE + target] = move
     return move
+
+
+_PLAY_TEXTS: dict[int, str] = {}
+"""The texts of the play moves of :data:`_PLAYS`, by the same keys."""
+
+
+def _play_text(source: int, target: int) -> str:
+    text = str(_PLAYS.get(source * _KEY_BASE + target) or _play(source, target))
+    if len(_PLAY_TEXTS) < 65536:
+        _PLAY_TEXTS[source * _KEY_BASE + target] = text
+    return text
 
 
 def _fan_moves(
@@ -117,11 +130,16 @@ def _fan_moves_down_suit(
     fans: tuple[tuple[Card, ...], ...],
     piles: tuple[int, ...],
     has_free_cell: bool,
-) -> Iterator[Move]:
+    plays: dict[int, T],
+    play: Callable[[int, int], T],
+) -> list[T]:
     """:func:`_fan_moves` for one deck, down in suit, no fan limit, no king
     into empty fans: top cards are unique, so a card has at most one target
-    fan and one foundation pile."""
-    plays = _PLAYS
+    fan and one foundation pile. The moves (``plays``/``play``: :data:`_PLAYS`
+    and :func:`_play`) or their texts (:data:`_PLAY_TEXTS`, :func:`_play_text`),
+    as a list: a yield through two generators cost more than the move."""
+    out: list[T] = []
+    add = out.append
     tops = {fan[-1]: j for j, fan in enumerate(fans) if fan}
     for i, fan in enumerate(fans):
         if not fan:
@@ -129,13 +147,20 @@ def _fan_moves_down_suit(
         card = fan[-1]
         rank = card % 13
         if piles[card // 13] == rank:
-            yield plays.get(i * _KEY_BASE - 1) or _play(i, FOUNDATION)
+            add(plays.get(i * _KEY_BASE - 1) or play(i, FOUNDATION))
         if rank != 12:
             j = tops.get(card + 1)
             if j is not None:
-                yield plays.get(i * _KEY_BASE + j) or _play(i, j)
+                add(plays.get(i * _KEY_BASE + j) or play(i, j))
         if has_free_cell:
-            yield plays.get(i * _KEY_BASE - 2) or _play(i, ANY_CELL)
+            add(plays.get(i * _KEY_BASE - 2) or play(i, ANY_CELL))
+    return out
+
+
+def _down_suit(rules: RuleSet, pos: Position) -> bool:
+    """Whether :func:`_fan_moves_down_suit` lists the fan moves of ``pos``."""
+    return (rules.build == "down-suit" and len(pos.foundations) == 4
+            and rules.max_fan is None and not rules.king_fills_empty)
 
 
 def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
@@ -154,9 +179,8 @@ def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
     has_free_cell = EMPTY_CELL in cells
     piles = pos.foundations
     merci = rules.merci and not pos.merci_used and pos.redeals_used >= rules.redeals
-    if (rules.build == "down-suit" and len(piles) == 4 and rules.max_fan is None
-            and not rules.king_fills_empty):
-        yield from _fan_moves_down_suit(fans, piles, has_free_cell)
+    if _down_suit(rules, pos):
+        yield from _fan_moves_down_suit(fans, piles, has_free_cell, _PLAYS, _play)
         if not (merci or any(c != EMPTY_CELL for c in cells)):
             if pos.redeals_used < rules.redeals:
                 yield REDEAL
@@ -188,6 +212,37 @@ def legal_moves(rules: RuleSet, pos: Position) -> Iterator[Move]:
                         yield Move("merci", None, j, card)
     if pos.redeals_used < rules.redeals:
         yield REDEAL
+
+
+def _plain(rules: RuleSet, pos: Position) -> bool:
+    """Whether :func:`legal_moves` is :func:`_fan_moves_down_suit` plus the redeal
+    here: one deck down in suit, not won, no free cell card, no merci due."""
+    return (_down_suit(rules, pos) and pos.foundation_cards != rules.cards
+            and not (rules.merci and not pos.merci_used and pos.redeals_used >= rules.redeals)
+            and pos.cells.count(EMPTY_CELL) == len(pos.cells))
+
+
+def legal_move_list(rules: RuleSet, pos: Position) -> list[Move]:
+    """``list(legal_moves(rules, pos))``, made without generators in the usual case."""
+    if _plain(rules, pos):
+        out = _fan_moves_down_suit(pos.fans, pos.foundations, bool(pos.cells), _PLAYS, _play)
+        if pos.redeals_used < rules.redeals:
+            out.append(REDEAL)
+        return out
+    return list(legal_moves(rules, pos))
+
+
+def legal_move_texts(rules: RuleSet, pos: Position) -> list[str]:
+    """``[str(m) for m in legal_moves(rules, pos)]``: in the usual case the texts
+    are looked up without making (or naming) the moves; every accepted move's
+    answer lists them (issue 23)."""
+    if _plain(rules, pos):
+        out = _fan_moves_down_suit(pos.fans, pos.foundations, bool(pos.cells), _PLAY_TEXTS,
+                                   _play_text)
+        if pos.redeals_used < rules.redeals:
+            out.append(_REDEAL_TEXT)
+        return out
+    return [str(m) for m in legal_moves(rules, pos)]
 
 
 def has_legal_move(rules: RuleSet, pos: Position) -> bool:

@@ -56,6 +56,8 @@ FOUNDATION: Final = -1
 ANY_CELL: Final = -2
 _CELL_BASE: Final = -10  # free cell j is place -10 - j
 _MAX_TEXT: Final = 32
+_CACHED: Final = 4096
+"""At most this many move texts and parsed texts are kept (:data:`_TEXTS`, :data:`_PARSED`)."""
 
 
 def cell_place(index: int) -> int:
@@ -167,6 +169,15 @@ class Move:
         return {"type": self.kind}
 
     def __str__(self) -> str:
+        key = (self.kind, self.source, self.target, self.card)
+        text = _TEXTS.get(key)
+        if text is None:
+            text = self._text()
+            if len(_TEXTS) < _CACHED:
+                _TEXTS[key] = text
+        return text
+
+    def _text(self) -> str:
         if self.kind == "play":
             assert self.source is not None and self.target is not None
             src, dst = _place_text(self.source), _place_text(self.target)
@@ -179,6 +190,12 @@ class Move:
     def __repr__(self) -> str:
         return f"Move.from_text({str(self)!r})"
 
+
+_TEXTS: dict[tuple[str, int | None, int | None, Card | None], str] = {}
+"""``str(move)`` by the move's fields: a move's text is made once (every ack lists
+the legal moves as texts and the log keeps each move's text)."""
+_PARSED: dict[str, Move] = {}
+""":func:`parse_move`'s answer by the exact text read (moves are immutable values)."""
 
 REDEAL: Final = Move("redeal")
 UNDO: Final = Move("undo")
@@ -231,6 +248,15 @@ def parse_move(text: str) -> Move:
     """
     if not isinstance(text, str):
         raise InvalidMoveError(f"a move is text, not {type(text).__name__}")
+    move = _PARSED.get(text)
+    if move is None:
+        move = _parse(text)
+        if len(_PARSED) < _CACHED:
+            _PARSED[text] = move
+    return move
+
+
+def _parse(text: str) -> Move:
     if len(text) > _MAX_TEXT:
         raise InvalidMoveError(f"move text longer than {_MAX_TEXT} characters")
     raw = " ".join(text.strip().lower().split())

@@ -14,15 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .cards import SUITS, card_str, parse_card
+from .cards import CARD_TEXTS, SUITS, parse_card
 from .errors import InvalidCardError, InvalidMoveError
 from .moves import Move
 from .position import EMPTY_CELL, Position
 
 __all__ = ["moves_from_json", "moves_to_json", "position_from_json", "position_to_json"]
 
-_TEXT: tuple[str, ...] = tuple(card_str(c) for c in range(4 * 13))
-""":func:`card_str` of every card, looked up: every ack carries its board (issue 23)."""
+_TEXT = CARD_TEXTS
 
 
 def position_to_json(pos: Position) -> dict[str, Any]:

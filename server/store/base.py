@@ -131,7 +131,9 @@ _BIG_INT = re.compile(rb"[:\[,]\s*-?[0-9]{20}")
 def encode_record(data: Record) -> bytes:
     """The stored bytes of a record: compact UTF-8 JSON (no spaces, non-ASCII
     as UTF-8, keys in the given order), as ``orjson.dumps`` writes it
-    (:func:`json_bytes`: integers of any size stay exact)."""
+    (:func:`json_bytes`: integers of any size stay exact). A value may be an
+    ``orjson.Fragment``: JSON bytes already encoded, written as they are (a
+    move's racer record carries its log so, grown one move at a time)."""
     return json_bytes(data)
 
 

@@ -166,7 +166,8 @@ class MemoryRacerGames:
             raise VersionConflict(f"racer {racer_id}: client move id {answer[0]!r} answered")
         raw = kept(data)
         answer_raw = kept(answer[1]) if answer is not None else None
-        room = st.room_or_new(room_id)
+        if room is None:
+            room = st.room_or_new(room_id)
         room.racers[racer_id] = (raw, rev + 1)
         if answer is not None and answer_raw is not None:
             room.answers[(racer_id, answer[0])] = answer_raw

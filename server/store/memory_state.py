@@ -151,7 +151,10 @@ class MemoryState:
         stored: list[Event] = []
         for event in events:
             room.last_seq += 1
-            data = {"seq": room.last_seq, **{k: v for k, v in event.items() if k != "seq"}}
+            if "seq" in event:
+                data = {"seq": room.last_seq, **{k: v for k, v in event.items() if k != "seq"}}
+            else:
+                data = {"seq": room.last_seq, **event}
             room.events.append(kept(data))
             stored.append(data)
         while len(room.events) > self.event_retention:

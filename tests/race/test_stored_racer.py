@@ -46,3 +46,4 @@ def test_progress_logged_is_the_models_logged() -> None:
     with pytest.raises(AssertionError):
         progress_logged(race_clock_ms=1, racer="r", foundation_cards=0, moves=1, redeals_used=0,
                         merci_used=False, status="resigned", reach_time_ms=None)
+

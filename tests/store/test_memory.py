@@ -93,3 +93,19 @@ async def test_stored_records_cost_their_size_not_a_serializer_buffer() -> None:
         tracemalloc.stop()
     # three small records and their dict slots per move: ~0.5 KB (12 KB before)
     assert per_move < 1500, per_move
+
+
+async def test_events_are_kept_with_seq_first_and_the_rest_in_order() -> None:
+    """An event's stored bytes: ``seq`` first, then its other keys in order, a
+    ``seq`` it came with dropped (the fast path for events without one)."""
+    from server.store.base import encode_record
+
+    store = MemoryStore()
+    events = [{"type": "a", "x": 1, "y": [2, "é"]}, {"type": "b", "seq": 99, "z": None}]
+    _, stored = await store.racers.save_racer("r", "p", {"log": []}, 0, events=events)
+    assert stored == [{"seq": 1, "type": "a", "x": 1, "y": [2, "é"]},
+                      {"seq": 2, "type": "b", "z": None}]
+    room = store._state.rooms["r"]
+    assert list(room.events) == [encode_record(e) for e in stored]
+    assert events[1]["seq"] == 99  # the caller's event is not changed
+    await store.close()
