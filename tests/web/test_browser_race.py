@@ -403,7 +403,9 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
                         ["Step ▶", "Step forward"], ["Last ▶|", "Last move"]]
     css(ada, "#rp-next").click()
     assert text_of(ada, "#replay-now").startswith(f"Move 1 of {len(line)}: {line[0]}")
-    Select(css(ada, "#rp-speed")).select_by_value("8")
+    # 2×: the 71 steps take 21 s, time enough for the pause to land mid-way on a
+    # loaded machine (at 8× the replay was over before the test's click came)
+    Select(css(ada, "#rp-speed")).select_by_value("2")
     css(ada, "#rp-play").click()
     def replay_at() -> int:
         found = re.match(r"Move (\d+) of", text_of(ada, "#replay-now"))
