@@ -33,10 +33,11 @@ from .views import RacerStatus
 __all__ = ["Accepted", "Decision", "Refused", "after_move", "decide_move", "result_of"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Accepted:
     """The move is legal: the game and racer record after it, and the log entries
-    it became (move texts)."""
+    it became (move texts). Not frozen (a frozen dataclass's ``__init__`` cost 1 %
+    of a move): never changed once made."""
 
     game: Game
     racer: RacerRecord
@@ -62,11 +63,15 @@ def result_of(game: Game) -> tuple[RacerStatus, bool]:
     return status, state == "won" or (state == "stuck" and not game.rules.undo)
 
 
-def after_move(racer: RacerRecord, game: Game, clock: int) -> RacerRecord:
+def after_move(racer: RacerRecord, game: Game, clock: int,
+               texts: list[str] | None = None) -> RacerRecord:
     """The racer's record once ``game`` (``racer``'s game plus the entries a move
-    became, at race clock ``clock`` ms) is played."""
+    became, at race clock ``clock`` ms) is played; ``texts``: those entries'
+    texts when known (``str`` of each)."""
     pos = game.position
-    log = [*racer.log, *((str(m), clock) for m in game.log[racer.version:])]
+    if texts is None:
+        texts = [str(m) for m in game.log[racer.version:]]
+    log = [*racer.log, *[(text, clock) for text in texts]]
     reach = racer.reach_time_ms
     if pos.foundation_cards != racer.foundation_cards:
         reach = clock
@@ -101,5 +106,6 @@ def decide_move(game: Game, racer: RacerRecord, move: Any, expected_version: int
         return Refused(err.MoveIllegal(exc.reason, {"move": str(parsed)}))
     except InvalidMoveError as exc:
         return Refused(err.MoveInvalid(str(exc), {"move": move}))
-    return Accepted(after, after_move(racer, after, race_clock_ms),
-                    [str(m) for m in after.log[len(game.log):]])
+    assert len(game.log) == racer.version, "the racer's game"
+    applied = [str(m) for m in after.log[len(game.log):]]
+    return Accepted(after, after_move(racer, after, race_clock_ms, applied), applied)

@@ -144,12 +144,14 @@ class Play:
                                      .model_dump(mode="json")}
                 raise error
             new, after = decision.racer, decision.game
-            view = self._game_view(room, new, after, now)
-            ack = present.ack(client_move_id, new.version, clock, decision.applied, view)
+            version = new.version
             shown = present.race_clock(room, now)
+            view = present.game_view(new, after, present.racer_status(room, new),
+                                     room.state == "racing" and not new.final, shown)
+            ack = present.ack(client_move_id, version, clock, decision.applied, view)
             events = [progress_logged(
                 race_clock_ms=shown, racer=racer_id, foundation_cards=new.foundation_cards,
-                moves=new.version, redeals_used=new.redeals_used, merci_used=new.merci_used,
+                moves=version, redeals_used=new.redeals_used, merci_used=new.merci_used,
                 status=new.status, reach_time_ms=new.reach_time_ms)]
             if new.final:
                 events.append(FinishedEvent(race_clock_ms=shown, racer=racer_id,
@@ -159,7 +161,7 @@ class Play:
             try:
                 new_rev, _ = await self.store.racers.save_racer(
                     room.id, racer_id, new.stored(log_json), rev,
-                    answer=(client_move_id, {"version": new.version,
+                    answer=(client_move_id, {"version": version,
                                              "applied": len(decision.applied),
                                              "reach_time_ms": new.reach_time_ms}),
                     events=events,

@@ -117,12 +117,13 @@ def game_view(racer: RacerRecord, game: Game, status: RacerStatus, active: bool,
     ``delay_ms`` 0 and not set (one view per accepted move, issue 23)."""
     rules = game.rules
     pos = game.position
+    version = racer.version
     return trusted(GameView, {
-        "racer": racer.id, "version": racer.version, "status": status,
+        "racer": racer.id, "version": version, "status": status,
         "final": racer.final, "position": position_view(pos),
         "legal_moves": game.legal_move_texts() if active else [],
         "can_undo": active and game.can_undo, "redeals_left": rules.redeals - pos.redeals_used,
-        "merci_available": rules.merci and not pos.merci_used, "moves": racer.version,
+        "merci_available": rules.merci and not pos.merci_used, "moves": version,
         "reach_time_ms": racer.reach_time_ms, "race_clock_ms": clock, "delay_ms": 0,
     }, set(_VIEW_SET))
 

@@ -12,7 +12,7 @@ moves in the log (rules.md, "Autoplay").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,13 +104,14 @@ class Game:
             previous = self._history.previous
             if previous is None:
                 raise IllegalMoveError("there is nothing to undo")
-            return Game(self.rules, self.deal_number, self.redeal_key, previous,
-                        (*self.log, move))
+            return _made(self.rules, self.deal_number, self.redeal_key, previous,
+                         (*self.log, move))
         if move.kind == "autoplay":
             return self.play(move)
         pos = apply(self.rules, self.position, move, self.redeal_key)
-        h = _History(pos, self._history, self._history.depth + 1)
-        return Game(self.rules, self.deal_number, self.redeal_key, h, (*self.log, move))
+        history = self._history
+        return _made(self.rules, self.deal_number, self.redeal_key,
+                     _step(pos, history, history.depth + 1), (*self.log, move))
 
     def to_json(self) -> dict[str, Any]:
         """Replay document: rule set, deal number, redeal key (hex), moves (text)."""
@@ -120,6 +121,39 @@ class Game:
             "redeal_key": self.redeal_key.hex(),
             "moves": [str(m) for m in self.log],
         }
+
+
+_new = object.__new__
+_GAME_SETTERS: tuple[Callable[[Game, Any], None], ...] = tuple(
+    getattr(Game, name).__set__
+    for name in ("rules", "deal_number", "redeal_key", "_history", "log"))
+_STEP_SETTERS: tuple[Callable[[_History, Any], None], ...] = tuple(
+    getattr(_History, name).__set__ for name in ("position", "previous", "depth"))
+
+
+def _made(rules: RuleSet, deal_number: int, redeal_key: bytes, history: _History,
+          log: tuple[Move, ...]) -> Game:
+    """``Game(rules, deal_number, redeal_key, history, log)``, made without the
+    frozen dataclass's ``__init__`` (a third of a move's cost in the engine,
+    as :func:`~server.rules.position.make_position` does); the same value."""
+    game: Game = _new(Game)
+    set_rules, set_deal, set_key, set_history, set_log = _GAME_SETTERS
+    set_rules(game, rules)
+    set_deal(game, deal_number)
+    set_key(game, redeal_key)
+    set_history(game, history)
+    set_log(game, log)
+    return game
+
+
+def _step(position: Position, previous: _History | None, depth: int) -> _History:
+    """``_History(position, previous, depth)``, made as :func:`_made` makes a game."""
+    history: _History = _new(_History)
+    set_position, set_previous, set_depth = _STEP_SETTERS
+    set_position(history, position)
+    set_previous(history, previous)
+    set_depth(history, depth)
+    return history
 
 
 def new_game(rules: RuleSet, deal_number: int, redeal_key: bytes) -> Game:

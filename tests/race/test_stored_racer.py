@@ -47,3 +47,25 @@ def test_progress_logged_is_the_models_logged() -> None:
         progress_logged(race_clock_ms=1, racer="r", foundation_cards=0, moves=1, redeals_used=0,
                         merci_used=False, status="resigned", reach_time_ms=None)
 
+
+
+def test_after_move_with_the_entries_texts_is_the_same() -> None:
+    """``after_move(..., texts)`` (``decide_move`` hands the texts it made for the
+    ack) gives the record ``after_move`` makes of the game's log alone."""
+    from server.rules import AUTOPLAY
+
+    game = new_game(VARIANTS["belle-lucie"], 1000, b"k" * 16)
+    racer = RacerRecord(id="r1", status="playing")
+    for step in range(40):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        autoplay = step % 9 == 4 and any(m.target == -1 for m in moves)
+        after = game.play(AUTOPLAY if autoplay else moves[step % len(moves)])
+        texts = [str(m) for m in after.log[len(game.log):]]
+        plain = after_move(racer, after, step * 10)
+        fast = after_move(racer, after, step * 10, texts)
+        assert list(vars(fast).items()) == list(vars(plain).items())
+        assert encode_record(fast.stored()) == encode_record(plain.stored())
+        game, racer = after, fast
+    assert racer.version >= 20

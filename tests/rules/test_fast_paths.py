@@ -114,3 +114,28 @@ def test_legal_move_list_of_a_won_game() -> None:
     won = position(*[""] * 18, foundations="KC KD KH KS")
     assert legal_move_list(rules, won) == list(legal_moves(rules, won)) == []
     assert legal_move_texts(rules, won) == []
+
+
+@PROPERTY_SETTINGS
+@given(**_GAMES)
+def test_games_made_without_init_are_the_dataclasses(
+    variant: str, deal_number: int, choices: list[int]
+) -> None:
+    """``game._made`` and ``game._step`` (a move's new game and history) set every
+    field that ``__init__`` sets: the same values, equal and hashing alike."""
+    from dataclasses import fields
+
+    from server.rules import UNDO
+    from server.rules import game as game_mod
+
+    assert [f.name for f in fields(Game)] == ["rules", "deal_number", "redeal_key",
+                                              "_history", "log"]
+    assert [f.name for f in fields(game_mod._History)] == ["position", "previous", "depth"]
+    for game in _positions(variant, deal_number, choices):
+        games = [game] + ([game.play(UNDO)] if game.can_undo else [])
+        for g in games:
+            h = g._history
+            plain = Game(g.rules, g.deal_number, g.redeal_key,
+                         game_mod._History(h.position, h.previous, h.depth), g.log)
+            assert g == plain and hash(g) == hash(plain) and repr(g) == repr(plain)
+            assert g._history == plain._history
