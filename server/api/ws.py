@@ -316,7 +316,7 @@ class Connection:
                 self.push("refused", {"client_move_id": body.client_move_id,
                                       **socket_store_error(exc)})
                 return
-            self.listener.push(("msg", 0, '{"t":"ack","d":' + ack.model_dump_json() + "}"))
+            self.listener.push(("msg", 0, '{"t":"ack","d":' + ack.wire_json() + "}"))
         elif isinstance(msg, AuthIn):
             if self.racer_id is not None:
                 self.push("error", {"code": AuthForbidden.code,

@@ -87,9 +87,12 @@ def test_views_are_the_validated_ones(variant: str, deal_number: int, choices: l
             _same(view.position, PositionView.model_validate(position_to_json(game.position)))
             assert GameView.model_validate_json(view.model_dump_json()) == view
             applied = [str(m) for m in game.log[-2:]]
-            _same(present.ack(str(step), racer.version, step * 100, applied, view),
-                  Ack(client_move_id=str(step), version=racer.version,
-                      race_clock_ms=step * 100, applied=applied, game=view))
+            ack = present.ack(str(step), racer.version, step * 100, applied, view)
+            _same(ack, Ack(client_move_id=str(step), version=racer.version,
+                           race_clock_ms=step * 100, applied=applied, game=view))
+            assert ack.wire_json() == ack.model_dump_json()
+            again = Ack.model_validate_json(ack.model_dump_json())
+            assert again.wire_json() == ack.model_dump_json()
         moves = game.legal_moves()
         if not moves:
             break
@@ -112,3 +115,32 @@ def test_position_views_with_a_small_fan_cache(monkeypatch: Any) -> None:
             if not moves:
                 break
             game = game.play(moves[step % len(moves)])
+
+
+@PROPERTY_SETTINGS
+@given(client_move_id=st.text(max_size=64), racer_id=st.text(max_size=12),
+       clock=st.one_of(st.none(), st.integers(0, 10**7)))
+def test_ack_wire_json_is_model_dump_json(client_move_id: str, racer_id: str,
+                                          clock: int | None) -> None:
+    """``Ack.wire_json`` (orjson over the fields) writes ``model_dump_json``'s text
+    for any client move id and racer id (escapes, non-ASCII)."""
+    game = new_game(get_variant("belle-lucie"), 5, b"k")
+    racer = RacerRecord(id=racer_id, status="playing")
+    view = present.game_view(racer, game, "playing", clock is not None, clock)
+    for ack in (present.ack(client_move_id, 3, clock or 0, ["1f", "u"], view),
+                Ack.model_construct(client_move_id=client_move_id, version=3,
+                                    race_clock_ms=clock or 0, applied=[], game=view)):
+        assert ack.wire_json() == ack.model_dump_json()
+
+
+def test_ack_wire_json_refuses_what_model_dump_json_refuses() -> None:
+    """A lone surrogate (not UTF-8): the same error as ``model_dump_json``."""
+    import pytest
+    from pydantic_core import PydanticSerializationError
+
+    game = new_game(get_variant("belle-lucie"), 5, b"k")
+    view = present.game_view(RacerRecord(id="r"), game, "playing", True, 0)
+    ack = present.ack("m\ud800", 1, 0, ["1f"], view)
+    for write in (ack.model_dump_json, ack.wire_json):
+        with pytest.raises(PydanticSerializationError):
+            write()
