@@ -22,5 +22,9 @@ def raise_if_cancelled() -> None:
     :raises asyncio.CancelledError: the task was cancelled meanwhile.
     """
     task = asyncio.current_task()
-    if task is not None and task.cancelling():
+    cancelling = task is not None and task.cancelling() > 0
+    # not kept in the raising frame: its traceback would hold the task, which
+    # holds the exception (a cycle, freed only by a full collection)
+    del task
+    if cancelling:
         raise asyncio.CancelledError

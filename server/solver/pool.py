@@ -186,7 +186,10 @@ class SolverPool:
             process.join(1.0)
             if process.is_alive():  # SIGTERM not acted on in time (a loaded machine)
                 process.kill()
-                process.join(1.0)
+                # SIGKILL is certain; only its delivery may wait, for a worker
+                # still starting in the kernel (exec, page-ins) on a busy disk:
+                # CI saw one alive 1 s after the kill.
+                process.join(3.0)
         self._processes = {}
         if executor is not None:
             executor.shutdown(wait=True)  # its manager thread ends with its workers

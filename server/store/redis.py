@@ -150,7 +150,8 @@ class RedisStore:
                        wait_timeout_ms=wait_timeout_ms)
         client = aioredis.Redis.from_url(bare, max_connections=256, **retry_kw, **common,
                                          **connection_options(bare))
-        pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0), **common)
+        pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0), **common,
+                                         **connection_options(bare))
         return cls(client, pubsub, prefix=prefix, event_retention=event_retention, batch=batch,
                    wait_replicas=wait_replicas, wait_timeout_ms=wait_timeout_ms)
 

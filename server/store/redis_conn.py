@@ -11,11 +11,21 @@ docs/capacity.md "Latency: where an ack's time goes"). :class:`LeanConnection`
 writes in the caller's task, still bounded by the same timeout
 (``asyncio.timeout``: no task); connecting and the health check (a ``PING``
 every ``health_check_interval``) keep redis-py's own path.
+
+A read that ends in an exception (an error reply, a timeout, a cancellation
+mid-read) clears the frames it leaves behind: redis-py's ``read_response``
+frame holds the exception it raises (an error reply is raised from a local)
+and the read's ``asyncio.Timeout``, which holds the reading task — a cycle
+through the task, its coroutine and everything they hold, freed only by a
+full collection, which the server runs every ten minutes
+(``server.runtime.gcpolicy``): a room feed cancelled mid-read kept its room's
+listeners and sockets in memory until then.
 """
 
 from __future__ import annotations
 
 import asyncio
+import traceback
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,6 +56,14 @@ class LeanConnection(Connection):
             raise RedisTimeoutError("Timeout writing to socket") from None
         finally:
             self.socket_timeout = timeout
+
+    async def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        """redis-py's read; an exception leaves no cycle behind (module docstring)."""
+        try:
+            return await super().read_response(*args, **kwargs)
+        except BaseException as exc:
+            traceback.clear_frames(exc.__traceback__)  # the frames below this one
+            raise
 
 
 def connection_options(url: str) -> dict[str, Any]:

@@ -31,5 +31,5 @@ async def test_close_does_not_wait_for_the_job(after_s: float) -> None:
     workers = list(pool._processes.values())
     assert len(workers) == 1
     took = await _close_soon(pool, job, after_s)
-    assert took < 5, f"close() waited {took:.1f} s for a 30 s job"
+    assert took < 10, f"close() waited {took:.1f} s for a 30 s job"
     assert not workers[0].is_alive()

@@ -7,12 +7,16 @@ URLs keep redis-py's own classes."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import secrets
+import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 import redis.asyncio.connection as redis_connection
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.redis import RedisStore
@@ -71,5 +75,59 @@ async def test_a_write_that_cannot_finish_times_out(monkeypatch: pytest.MonkeyPa
             await asyncio.wait_for(conn.send_command("PING"), 5)
         assert conn.socket_timeout == 0.2
         assert not conn.is_connected  # dropped, as redis-py drops it
+    finally:
+        await conn.disconnect()
+
+
+@pytest.fixture
+def no_collector() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+async def test_an_error_reply_leaves_no_cycle(no_collector: None) -> None:
+    """redis-py raises an error reply from a local of its read's frame: the
+    exception held itself through its traceback until a full collection."""
+    conn = LeanConnection(host="127.0.0.1", port=6379, socket_timeout=2)
+    try:
+        await conn.connect()
+        await conn.send_command("NO-SUCH-COMMAND")
+        with pytest.raises(ResponseError) as caught:
+            await conn.read_response()
+        gone = weakref.ref(caught.value)
+        del caught
+        assert gone() is None
+        await conn.send_command("PING")  # the connection still serves
+        assert await conn.read_response() in (b"PONG", "PONG", True)
+    finally:
+        await conn.disconnect()
+
+
+async def test_a_read_cancelled_midway_leaves_no_cycle(no_collector: None) -> None:
+    """A task cancelled while it waits for a reply (a room feed whose last
+    socket closed): the read's frame held its ``asyncio.Timeout``, which holds
+    the task, which keeps the CancelledError whose traceback holds the frame."""
+    conn = LeanConnection(host="127.0.0.1", port=6379, socket_timeout=30)
+    try:
+        await conn.connect()
+        reading = asyncio.Event()
+
+        async def wait_for_a_reply() -> None:
+            reading.set()
+            await conn.read_response()  # nothing was asked: waits
+
+        task = asyncio.create_task(wait_for_a_reply())
+        await reading.wait()
+        await asyncio.sleep(0.05)
+        task.cancel()
+        await asyncio.wait([task], timeout=5)  # does not take the task's exception
+        assert task.cancelled()
+        gone = weakref.ref(task)
+        del task
+        assert gone() is None
     finally:
         await conn.disconnect()
