@@ -8,6 +8,7 @@ Nothing here leaks a traceback.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -44,10 +45,30 @@ _SCHEMA_STATUS = 422
 assert _SCHEMA_STATUS in REGISTRY[RequestInvalid.code].also_status
 
 
+_UNION_BRANCH = re.compile(r"[a-z][a-z_-]*\[.*\]", re.DOTALL)
+"""How pydantic names the branch of a union an error comes from in its ``loc``
+(``function-before[_integral(), int]``, ``literal['random','daily']``):
+the model's internals, not the request's path."""
+_SCALAR_BRANCH = {"str": "string_type", "int": "int_type", "float": "float_type",
+                  "bool": "bool_type"}
+"""A plain type's union branch, last in ``loc``, by the error it gives."""
+
+
 def validation_details(exc: ValidationError) -> list[dict[str, Any]]:
-    """Pydantic errors as JSON-able ``{"loc", "msg", "type"}`` (no input echoed)."""
-    return [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
-            for e in exc.errors(include_url=False, include_input=False, include_context=False)]
+    """Pydantic errors as JSON-able ``{"loc", "msg", "type"}`` (no input echoed);
+    ``loc`` is the path in the request — field names and list indexes, without
+    pydantic's names of union branches — and each distinct error is given once.
+    """
+    details: list[dict[str, Any]] = []
+    for e in exc.errors(include_url=False, include_input=False, include_context=False):
+        loc = [part for i, part in enumerate(e["loc"])
+               if i == 0 or not (isinstance(part, str) and _UNION_BRANCH.fullmatch(part))]
+        if len(loc) > 1 and _SCALAR_BRANCH.get(loc[-1]) == e["type"]:
+            loc.pop()  # ["move", "str"]: the move is not a string
+        detail = {"loc": loc, "msg": e["msg"], "type": e["type"]}
+        if detail not in details:
+            details.append(detail)
+    return details
 
 
 def _answer(status: int, code: str, message: str, details: Any = None) -> JSONResponse:

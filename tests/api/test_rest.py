@@ -148,3 +148,21 @@ def test_openapi_and_ws_schemas(client: TestClient) -> None:
     assert doc["components"]["schemas"]["MoveBody"]["additionalProperties"] is False
     ws = client.get("/api/v1/schemas/ws.json").json()
     assert {"ClientMessage", "ServerMessage"} <= set(ws["$defs"])
+
+
+def test_schema_errors_point_at_the_request_not_at_pydantic(client: TestClient) -> None:
+    """A union field's errors named pydantic's branches in ``loc``
+    (``["deal", "function-before[_integral(), int]"]``): the path is the request's."""
+    r = client.post("/api/v1/rooms", json={"deal": "soon"})
+    assert r.status_code == 422
+    errors = r.json()["error"]["details"]["errors"]
+    assert {tuple(e["loc"]) for e in errors} == {("deal",)}
+    assert {e["msg"] for e in errors} == {"Input should be a valid integer",
+                                          "Input should be 'random' or 'daily'"}
+    room, [(a, ta)] = _racing(client)
+    r = client.post(f"/api/v1/rooms/{room}/racers/{a}/moves", headers=_auth(ta),
+                    json={"move": {"type": ["play"]}, "client_move_id": "x"})
+    assert r.status_code == 422
+    locs = [e["loc"] for e in r.json()["error"]["details"]["errors"]]
+    assert ["move"] in locs and ["move", "type"] in locs, locs
+    assert not any("[" in str(part) or part == "str" for loc in locs for part in loc), locs

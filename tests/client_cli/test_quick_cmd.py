@@ -51,7 +51,7 @@ async def test_the_library_and_the_seat_lucie_quick_takes(
         assert seat.racer.name == "ann 2" and seat.room.quick is not None
         with pytest.raises(ApiError) as bad:
             await client.quick("no-such-variant", "ann")
-        assert bad.value.code == "request/invalid" and bad.value.status == 422
+        assert bad.value.code == "request/invalid" and bad.value.status == 400
 
 
 async def test_the_board_shows_a_quick_lobby_until_it_starts(url: str) -> None:

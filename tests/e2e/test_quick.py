@@ -95,7 +95,10 @@ async def test_a_player_races_as_the_player_and_bad_calls_get_their_codes(url: s
         assert anon["room"]["id"] == joined["room"]["id"]
         assert anon["racer"]["name"] == "Quick Quinn 2" and anon["racer"]["player"] is None
 
-        for body, status in (({"variant": "no-such"}, 422), ({"name": "x"}, 422),
+        unknown = await http.post("/quick", json={"variant": "no-such", "name": "x"})
+        assert (unknown.status_code, unknown.json()["error"]["details"]) == (
+            400, {"field": "variant"})  # as POST /rooms answers it
+        for body, status in (({"variant": "no-such"}, 400), ({"name": "x"}, 422),
                              ({"variant": "trefoil"}, 400),
                              ({"variant": "trefoil", "name": "x", "extra": 1}, 422)):
             got = await http.post("/quick", json=body)
