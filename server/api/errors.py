@@ -63,7 +63,7 @@ def validation_details(exc: ValidationError) -> list[dict[str, Any]]:
     for e in exc.errors(include_url=False, include_input=False, include_context=False):
         loc = [part for i, part in enumerate(e["loc"])
                if i == 0 or not (isinstance(part, str) and _UNION_BRANCH.fullmatch(part))]
-        if len(loc) > 1 and _SCALAR_BRANCH.get(loc[-1]) == e["type"]:
+        if len(loc) > 1 and _SCALAR_BRANCH.get(str(loc[-1])) == e["type"]:
             loc.pop()  # ["move", "str"]: the move is not a string
         detail = {"loc": loc, "msg": e["msg"], "type": e["type"]}
         if detail not in details:
