@@ -14,7 +14,6 @@ replicas here, so that the promoted one still has a replica to ``WAIT`` for
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
@@ -24,52 +23,11 @@ from redis.crc import key_slot
 from infra.redis_cluster import LocalRedisCluster
 from tests.conftest import run_dir
 from tests.e2e.wire import Api, recv
-from tests.race.helpers import pick_move
 
 from .cluster import Cluster
-from .racing import Racer, events_of
+from .racing import Moves, Racer, events_of
 
 pytestmark = [pytest.mark.cluster_long, pytest.mark.timeout(180)]
-
-
-class Moves:
-    """One racer's moves through a failover: every ack, every refusal (time, code)."""
-
-    def __init__(self, racer: Racer) -> None:
-        self.racer = racer
-        self.acked: list[int] = []  # the game version after each acknowledged move
-        self.refusals: list[tuple[float, str]] = []
-        self.first_ack_after: dict[float, float] = {}
-
-    async def play(self, game: dict[str, Any], stop: asyncio.Event, pause_s: float) -> None:
-        r = self.racer
-        assert r.ws is not None
-        while not game["final"] and not stop.is_set():
-            move = pick_move(r.room["rules"], game)
-            assert move is not None
-            r.n += 1
-            cmid = f"{r.id}-{r.n}"
-            frame = json.dumps({"t": "move", "d": {
-                "move": move, "expected_version": game["version"], "client_move_id": cmid}})
-            while True:  # the same move, the same client move id, until it is acked
-                await r.ws.send(frame)
-                answer = await self._answer(cmid)
-                if answer["t"] == "ack":
-                    game = answer["d"]["game"]
-                    self.acked.append(game["version"])
-                    break
-                self.refusals.append((time.monotonic(), answer["d"]["code"]))
-                await asyncio.sleep(0.1)
-            await asyncio.sleep(pause_s)
-
-    async def _answer(self, cmid: str) -> dict[str, Any]:
-        assert self.racer.ws is not None
-        while True:
-            msg = await recv(self.racer.ws)
-            self.racer.msgs.append(msg)
-            if msg["t"] in ("ack", "refused") and msg["d"].get("client_move_id") == cmid:
-                return msg
-            assert msg["t"] != "error", msg
 
 
 async def _race_through_failover(wait_replicas: int) -> dict[str, Any]:
