@@ -64,6 +64,7 @@ upgrade: $(STAMP)
 test-cluster: $(STAMP)
 	@scripts/ensure-redis.sh
 	$(PY) -m pytest -q -s tests/store/test_redis_cluster.py tests/redis/test_redis_cluster_race.py \
+	    tests/redis/test_redis_cluster_reshard.py \
 	    tests/redis/test_redis_cluster_failover.py tests/redis/test_redis_cluster_cli.py \
 	    --cluster-long
 
