@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import gc
 import os
 import shutil
 import socket
@@ -10,8 +12,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -216,3 +220,34 @@ def wait_gone(pids: set[int], timeout_s: float = 10) -> set[int]:
     while (left := {p for p in pids if alive(p)}) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
+
+
+@pytest.fixture
+def no_collector() -> Iterator[None]:
+    """The cyclic garbage collector off for the test (after one collection):
+    an object caught in a reference cycle then stays, where reference
+    counting alone would free it — the server runs a full collection only
+    every ten minutes (``server.runtime.gcpolicy``)."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+async def freed_once_cancelled(coro: Coroutine[Any, Any, Any], started: asyncio.Event) -> bool:
+    """Run ``coro`` in a task until it sets ``started`` (and goes on to its next
+    wait), cancel it, wait for it to end (``asyncio.wait`` does not take its
+    exception), drop it: whether it is gone at once, by reference counting
+    (use with :func:`no_collector`)."""
+    task = asyncio.create_task(coro)
+    async with asyncio.timeout(5):
+        await started.wait()
+    task.cancel()
+    await asyncio.wait([task], timeout=5)
+    assert task.cancelled()
+    gone = weakref.ref(task)
+    del task
+    await asyncio.sleep(0)  # done callbacks run
+    return gone() is None

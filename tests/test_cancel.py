@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
-import weakref
 
 from server.runtime.cancel import raise_if_cancelled
+from tests.conftest import freed_once_cancelled
 
 
-async def test_a_task_ended_by_raise_if_cancelled_is_freed_at_once() -> None:
+async def test_a_task_ended_by_raise_if_cancelled_is_freed_at_once(no_collector: None) -> None:
     started = asyncio.Event()
 
     async def body() -> None:
@@ -22,16 +21,4 @@ async def test_a_task_ended_by_raise_if_cancelled_is_freed_at_once() -> None:
         raise_if_cancelled()
         await asyncio.sleep(10)  # not reached
 
-    gc.collect()
-    gc.disable()
-    try:
-        task = asyncio.create_task(body())
-        await started.wait()
-        task.cancel()
-        await asyncio.wait([task], timeout=5)  # does not take the task's exception
-        assert task.cancelled()
-        gone = weakref.ref(task)
-        del task
-        assert gone() is None
-    finally:
-        gc.enable()
+    assert await freed_once_cancelled(body(), started)

@@ -49,16 +49,6 @@ def _alive(kind: type) -> int:
     return sum(issubclass(type(o), kind) for o in gc.get_objects())
 
 
-@pytest.fixture
-def no_collector() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def test_closed_sockets_leave_no_cycles(client: TestClient, no_collector: None) -> None:
     created = client.post("/api/v1/rooms", json={"deal": 7, "countdown_s": 0}).json()
     room, host = created["room"]["id"], created["host_token"]

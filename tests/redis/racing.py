@@ -14,7 +14,7 @@ from websockets.exceptions import ConnectionClosed
 from tests.e2e.wire import Api, open_socket, recv
 from tests.race.helpers import pick_move
 
-__all__ = ["Moves", "Racer", "events_of"]
+__all__ = ["Moves", "Racer", "TwoRacers", "events_of"]
 
 
 def events_of(msgs: list[dict[str, Any]], after: int = 0) -> list[dict[str, Any]]:
@@ -156,3 +156,61 @@ class Moves:
             if msg["t"] in ("ack", "refused") and msg["d"].get("client_move_id") == cmid:
                 return msg
             assert msg["t"] != "error", msg
+
+
+class TwoRacers:
+    """A room raced by two racers, one on each of two server processes, each
+    moving on its own (:class:`Moves`, resending refused moves) while a test
+    does something to Redis: :meth:`start` until each has ``warm`` moves
+    acknowledged, :meth:`goes_on` until each has ``more`` besides, then
+    :meth:`finish`."""
+
+    def __init__(self, apis: list[Api], urls: list[str], deal: int, pause_s: float) -> None:
+        self.apis, self.urls, self.deal, self.pause_s = apis, urls, deal, pause_s
+        self.room: dict[str, Any] = {}
+        self.racers: list[Racer] = []
+        self.moves: list[Moves] = []
+        self._stop = asyncio.Event()
+        self._playing: list[asyncio.Task[None]] = []
+
+    async def start(self, warm: int = 5) -> None:
+        room, host = await self.apis[0].create(undo=False, deal=self.deal, countdown_s=1)
+        joined = [await self.apis[0].join(room["code"], "Ada"),
+                  await self.apis[1].join(room["code"], "Bob")]
+        self.room = room
+        self.racers = [Racer(room, rid, tok) for rid, tok in joined]
+        for racer, url in zip(self.racers, self.urls, strict=True):
+            await racer.connect(url)
+        await self.apis[1].start(room["id"], host)
+        for r in self.racers:
+            await r.until("event", "started")
+        self.moves = [Moves(r) for r in self.racers]
+        games = [await r.game() for r in self.racers]
+        self._playing = [asyncio.create_task(m.play(g, self._stop, self.pause_s))
+                         for m, g in zip(self.moves, games, strict=True)]
+        while min(len(m.acked) for m in self.moves) < warm:
+            await asyncio.sleep(0.02)
+
+    async def goes_on(self, more: int, timeout_s: float) -> None:
+        """Wait until each racer has ``more`` moves acknowledged (or its game ended)."""
+        before = [len(m.acked) for m in self.moves]
+        async with asyncio.timeout(timeout_s):
+            while any(len(m.acked) < b + more and not t.done()
+                      for m, b, t in zip(self.moves, before, self._playing, strict=True)):
+                await asyncio.sleep(0.05)
+
+    async def finish(self) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
+        """Stop moving; each racer's final game, and the events each socket got
+        (all of the room's, read to its last)."""
+        self._stop.set()
+        await asyncio.gather(*self._playing)
+        finals = [await r.game() for r in self.racers]
+        last = (await self.apis[0].get(f"/rooms/{self.room['id']}"))["seq"]
+        async with asyncio.timeout(10):
+            for r in self.racers:
+                while r.last_seq < last:
+                    assert r.ws is not None
+                    r.msgs.append(await recv(r.ws))
+        for r in self.racers:
+            await r.close()
+        return finals, [events_of(r.msgs) for r in self.racers]

@@ -13,7 +13,6 @@ replicas here, so that the promoted one still has a replica to ``WAIT`` for
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -22,10 +21,10 @@ from redis.crc import key_slot
 
 from infra.redis_cluster import LocalRedisCluster
 from tests.conftest import run_dir
-from tests.e2e.wire import Api, recv
+from tests.e2e.wire import Api
 
 from .cluster import Cluster
-from .racing import Moves, Racer, events_of
+from .racing import TwoRacers
 
 pytestmark = [pytest.mark.cluster_long, pytest.mark.timeout(180)]
 
@@ -38,44 +37,15 @@ async def _race_through_failover(wait_replicas: int) -> dict[str, Any]:
                           LUCIE_REDIS_WAIT_TIMEOUT_MS="500")
         apis = [Api(u) for u in servers.urls]
         try:
-            room, host = await apis[0].create(undo=False, deal=777, countdown_s=1)
-            joined = [await apis[0].join(room["code"], "Ada"),
-                      await apis[1].join(room["code"], "Bob")]
-            racers = [Racer(room, rid, tok) for rid, tok in joined]
-            for racer, url in zip(racers, servers.urls, strict=True):
-                await racer.connect(url)
-            await apis[1].start(room["id"], host)
-            for r in racers:
-                await r.until("event", "started")
-            moves = [Moves(r) for r in racers]
-            stop = asyncio.Event()
-            games = [await r.game() for r in racers]
-            playing = [asyncio.create_task(m.play(g, stop, 0.05))
-                       for m, g in zip(moves, games, strict=True)]
-            while min(len(m.acked) for m in moves) < 5:
-                await asyncio.sleep(0.02)
-            slot = key_slot(f"{servers.prefix}{{room:{room['id']}}}".encode())
+            race = TwoRacers(apis, servers.urls, deal=777, pause_s=0.05)
+            await race.start()
+            moves = race.moves
+            slot = key_slot(f"{servers.prefix}{{room:{race.room['id']}}}".encode())
             killed_at = time.monotonic()
             redis_cluster.kill_node(redis_cluster.master_of_slot(slot))
-            before = [len(m.acked) for m in moves]
-            # the race goes on: each racer gets more moves acknowledged
-            async with asyncio.timeout(60):
-                while any(len(m.acked) < b + 10 and not t.done()
-                          for m, b, t in zip(moves, before, playing, strict=True)):
-                    await asyncio.sleep(0.05)
+            await race.goes_on(10, 60)  # the race goes on: more moves acknowledged
             resumed_at = time.monotonic()
-            stop.set()
-            await asyncio.gather(*playing)
-            finals = [await r.game() for r in racers]
-            last = (await apis[0].get(f"/rooms/{room['id']}"))["seq"]
-            async with asyncio.timeout(10):
-                for r in racers:  # each socket gets every event, after the failover too
-                    while r.last_seq < last:
-                        assert r.ws is not None
-                        r.msgs.append(await recv(r.ws))
-            for r in racers:
-                await r.close()
-            logs = [events_of(r.msgs) for r in racers]
+            finals, logs = await race.finish()  # every event, after the failover too
             refusals = [x for m in moves for x in m.refusals]
             return {
                 "acked": [len(m.acked) for m in moves],

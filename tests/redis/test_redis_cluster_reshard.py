@@ -23,10 +23,10 @@ import redis
 from redis.crc import key_slot
 
 from infra.redis_cluster import LocalRedisCluster
-from tests.e2e.wire import Api, recv
+from tests.e2e.wire import Api
 
 from .cluster import Cluster
-from .racing import Moves, Racer, events_of
+from .racing import TwoRacers
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -59,24 +59,9 @@ async def test_a_room_whose_slot_moves_mid_race_goes_on(
     servers = Cluster(2, redis_url=redis_cluster.url, keep_keys=True)
     apis = [Api(u) for u in servers.urls]
     try:
-        room, host = await apis[0].create(undo=False, deal=4242, countdown_s=1)
-        joined = [await apis[0].join(room["code"], "Ada"),
-                  await apis[1].join(room["code"], "Bob")]
-        racers = [Racer(room, rid, tok) for rid, tok in joined]
-        for racer, url in zip(racers, servers.urls, strict=True):
-            await racer.connect(url)
-        await apis[1].start(room["id"], host)
-        for r in racers:
-            await r.until("event", "started")
-        moves = [Moves(r) for r in racers]
-        stop = asyncio.Event()
-        games = [await r.game() for r in racers]
-        playing = [asyncio.create_task(m.play(g, stop, 0.02))
-                   for m, g in zip(moves, games, strict=True)]
-        while min(len(m.acked) for m in moves) < 5:
-            await asyncio.sleep(0.02)
-
-        slot = key_slot(f"{servers.prefix}{{room:{room['id']}}}".encode())
+        race = TwoRacers(apis, servers.urls, deal=4242, pause_s=0.02)
+        await race.start()
+        slot = key_slot(f"{servers.prefix}{{room:{race.room['id']}}}".encode())
         masters = redis_cluster.master_ports()
         source = redis_cluster.master_of_slot(slot)
         target = next(p for p in masters if p != source)
@@ -85,28 +70,14 @@ async def test_a_room_whose_slot_moves_mid_race_goes_on(
         moved_s = time.monotonic() - started
         assert keys >= 3, keys  # the room's record, its stream, its racers: moved one by one
         assert redis_cluster.master_of_slot(slot) == target
-
-        before = [len(m.acked) for m in moves]
-        async with asyncio.timeout(30):  # the race goes on on the new master
-            while any(len(m.acked) < b + 10 and not t.done()
-                      for m, b, t in zip(moves, before, playing, strict=True)):
-                await asyncio.sleep(0.05)
-        stop.set()
-        await asyncio.gather(*playing)
-        finals = [await r.game() for r in racers]
-        last = (await apis[0].get(f"/rooms/{room['id']}"))["seq"]
-        async with asyncio.timeout(10):
-            for r in racers:  # each socket gets every event, after the move too
-                while r.last_seq < last:
-                    assert r.ws is not None
-                    r.msgs.append(await recv(r.ws))
-        for r in racers:
-            await r.close()
+        await race.goes_on(10, 30)  # the race goes on on the new master
+        finals, logs = await race.finish()  # every event, after the move too
     finally:
         for api in apis:
             await api.aclose()
         servers.stop()
 
+    moves = race.moves
     refusals = [code for m in moves for _, code in m.refusals]
     print(f"slot {slot} moved ({keys} keys) in {moved_s:.1f} s; "
           f"refusals {len(refusals)}: {sorted(set(refusals))}")
@@ -114,7 +85,6 @@ async def test_a_room_whose_slot_moves_mid_race_goes_on(
     # zero lost: every acknowledged move is in the final state
     assert [g["version"] for g in finals] == [m.acked[-1] for m in moves]
     assert [g["moves"] for g in finals] == [len(m.acked) for m in moves]
-    logs = [events_of(r.msgs) for r in racers]
     for log in logs:
         seqs = [e["seq"] for e in log]
         assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))

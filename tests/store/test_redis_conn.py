@@ -7,10 +7,8 @@ URLs keep redis-py's own classes."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import secrets
 import weakref
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,6 +19,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.redis import RedisStore
 from server.store.redis_conn import LeanConnection, connection_options
+from tests.conftest import freed_once_cancelled
 
 URL = "redis://127.0.0.1:6379/0"
 pytestmark = pytest.mark.redis
@@ -79,16 +78,6 @@ async def test_a_write_that_cannot_finish_times_out(monkeypatch: pytest.MonkeyPa
         await conn.disconnect()
 
 
-@pytest.fixture
-def no_collector() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 async def test_an_error_reply_leaves_no_cycle(no_collector: None) -> None:
     """redis-py raises an error reply from a local of its read's frame: the
     exception held itself through its traceback until a full collection."""
@@ -120,14 +109,6 @@ async def test_a_read_cancelled_midway_leaves_no_cycle(no_collector: None) -> No
             reading.set()
             await conn.read_response()  # nothing was asked: waits
 
-        task = asyncio.create_task(wait_for_a_reply())
-        await reading.wait()
-        await asyncio.sleep(0.05)
-        task.cancel()
-        await asyncio.wait([task], timeout=5)  # does not take the task's exception
-        assert task.cancelled()
-        gone = weakref.ref(task)
-        del task
-        assert gone() is None
+        assert await freed_once_cancelled(wait_for_a_reply(), reading)
     finally:
         await conn.disconnect()
