@@ -29,7 +29,7 @@ from .common import (
     start_server_hint,
 )
 from .embedded import ensure_server
-from .play_report import exit_report, standings_of, wait_for_race_over
+from .play_report import exit_report, resigning_with_the_server, standings_of, wait_for_race_over
 from .player_common import anonymous_tip, join_as_player, stored_player
 
 if TYPE_CHECKING:
@@ -205,8 +205,10 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
         except ApiError:
             fetch_failed = True
     code = app.room.code if app.room else seat.room
+    racing: list[str] = []
+    if hosting and fetched is not None:
+        fetched, racing = resigning_with_the_server(fetched)
     exit_report(code, app.standings, fetched, fetch_failed, list(app.racers.values()))
-    racing = [r.name for r in fetched.standings if not r.final] if hosting and fetched else []
     if racing:  # the room's bots, which stop with the server
         print(f"The local server stops now: {', '.join(racing)} resign"
               f"{'s' if len(racing) == 1 else ''}.", flush=True)

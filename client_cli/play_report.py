@@ -10,7 +10,7 @@ from .api import LucieClient, RacerView, StandingsView, StandingView
 from .board.model import FINAL_STATUSES, rank_racers, standing_rows
 from .common import print_table
 
-__all__ = ["exit_report", "standings_of", "wait_for_race_over"]
+__all__ = ["exit_report", "resigning_with_the_server", "standings_of", "wait_for_race_over"]
 
 
 def exit_report(code: str, received: list[StandingView] | None, fetched: StandingsView | None,
@@ -41,6 +41,19 @@ def exit_report(code: str, received: list[StandingView] | None, fetched: Standin
         print(f"Room {code}: the server is gone; last known standings:", flush=True)
         print_table(f"Room {code} · last known standings (points unknown)", columns,
                     [(*row[:-1], "–") for row in standing_rows(known)])
+
+
+def resigning_with_the_server(fetched: StandingsView) -> tuple[StandingsView, list[str]]:
+    """The standings a host prints as its local server stops, and the names of
+    those still racing (the room's bots): they resign with the server, so
+    their rows say ``resigns``, not ``playing`` (the line under the table
+    names them)."""
+    racing = [r.name for r in fetched.standings if not r.final]
+    if not racing:
+        return fetched, []
+    rows = [r if r.final else r.model_copy(update={"status": "resigns"})
+            for r in fetched.standings]
+    return fetched.model_copy(update={"standings": rows}), racing
 
 
 async def standings_of(url: str, room: str) -> StandingsView:

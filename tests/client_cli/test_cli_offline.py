@@ -15,7 +15,7 @@ import pytest
 from client_cli.api import DEFAULT_SERVER, RacerView, StandingsView, StandingView
 from client_cli.cli import build_parser, main
 from client_cli.common import lucie_command, lucie_command_for
-from client_cli.play_report import exit_report
+from client_cli.play_report import exit_report, resigning_with_the_server
 from server.rules import DEFAULT_VARIANT, VARIANTS
 from tests.conftest import REPO
 
@@ -142,6 +142,23 @@ def test_exit_report_uses_the_fetched_standings(capsys: pytest.CaptureFixture[st
     fetched = StandingsView(final=True, standings=[_standing(1, "ann", 52, 10)])
     exit_report("ABCD", None, fetched, False, [])
     assert "Room ABCD · final results" in capsys.readouterr().out
+
+
+def test_a_hosts_bots_resigning_with_its_server_say_so_in_the_table(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Quitting ``make run`` while a bot raced printed the bot as ``playing``
+    just above the line saying it resigns as the server stops."""
+    bot = StandingView(rank=2, racer="r-bot", name="bot-Ada", foundation_cards=9)
+    fetched = StandingsView(final=False, standings=[_standing(1, "ann", 52, 10), bot])
+    shown, racing = resigning_with_the_server(fetched)
+    assert racing == ["bot-Ada"]
+    assert [r.status for r in shown.standings] == ["finished", "resigns"]
+    exit_report("ABCD", None, shown, False, [])
+    out = capsys.readouterr().out
+    assert "standings so far" in out and "resigns" in out and "playing" not in out
+    assert resigning_with_the_server(StandingsView(final=True, standings=[
+        _standing(1, "ann", 52)])) == (StandingsView(final=True, standings=[
+            _standing(1, "ann", 52)]), [])
 
 
 def test_exit_report_says_the_server_is_gone(capsys: pytest.CaptureFixture[str]) -> None:

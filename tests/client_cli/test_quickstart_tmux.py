@@ -93,6 +93,7 @@ def test_readme_quick_start_in_tmux(session: str) -> None:
     assert "bob" in final and "ann" in final
     if "standings so far" in final:
         assert "The local server stops now: bot-Ada resigns." in final
+        assert re.search(r"bot-Ada.*resigns", final) and "playing" not in final, final
     # bob quit last (the bot aside): his terminal shows the results too, server gone or not
     guest_final = _wait_pane(guest, lambda t: "EXITED 0" in t)
     assert re.search(r"final results|standings so far|last known standings", guest_final)
