@@ -63,16 +63,19 @@ class LocalRedisCluster:
     ``replicas``: replicas per primary; ``base_dir``: where the nodes' folders
     go (default: a new temporary folder, removed by :meth:`stop`);
     ``node_timeout_ms``: ``cluster-node-timeout``, how long a silent primary
-    takes to be failed over (about this plus a second).
+    takes to be failed over (about this plus a second); ``password``: every
+    node requires it (``requirepass``, and ``masterauth`` for the replicas),
+    and :attr:`url` carries it.
     """
 
     def __init__(self, masters: int = 3, replicas: int = 1, *, base_dir: Path | None = None,
-                 node_timeout_ms: int = 1000) -> None:
+                 node_timeout_ms: int = 1000, password: str | None = None) -> None:
         if masters < 3:
             raise ValueError("a Redis Cluster needs at least 3 masters")
         self.masters = masters
         self.replicas = replicas
         self.node_timeout_ms = node_timeout_ms
+        self.password = password
         self._given_dir = base_dir
         self._dir: Path | None = None
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
@@ -103,7 +106,7 @@ class LocalRedisCluster:
                 self._wait_ping(port, deadline)
             nodes = [f"{_HOST}:{p}" for p in self.ports]
             created = subprocess.run(
-                ["redis-cli", "--cluster", "create", *nodes,
+                ["redis-cli", *self._auth(), "--cluster", "create", *nodes,
                  "--cluster-replicas", str(self.replicas), "--cluster-yes"],
                 capture_output=True, timeout=timeout_s, check=False)
             if created.returncode != 0:
@@ -126,13 +129,19 @@ class LocalRedisCluster:
              "--cluster-enabled", "yes", "--cluster-config-file", str(node_dir / "nodes.conf"),
              "--cluster-node-timeout", str(self.node_timeout_ms),
              "--save", "", "--appendonly", "no", "--dir", str(node_dir),
-             "--logfile", str(log), "--protected-mode", "no"],
+             "--logfile", str(log), "--protected-mode", "no",
+             *(("--requirepass", self.password, "--masterauth", self.password)
+               if self.password else ())],
             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         self._procs[port] = proc
         self.ports.append(port)
 
+    def _auth(self) -> tuple[str, ...]:
+        """``redis-cli``'s options for the password, if any."""
+        return ("-a", self.password, "--no-auth-warning") if self.password else ()
+
     def _cli(self, port: int, *args: str, timeout: float = 5.0) -> str:
-        out = subprocess.run(["redis-cli", "-h", _HOST, "-p", str(port), *args],
+        out = subprocess.run(["redis-cli", *self._auth(), "-h", _HOST, "-p", str(port), *args],
                              capture_output=True, timeout=timeout, check=False)
         return out.stdout.decode()
 
@@ -209,8 +218,10 @@ class LocalRedisCluster:
 
     @property
     def url(self) -> str:
-        """``redis://127.0.0.1:<port>/0`` of a current master (any node would do)."""
-        return f"redis://{_HOST}:{self.master_ports()[0]}/0"
+        """``redis://127.0.0.1:<port>/0`` of a current master (any node would do;
+        ``redis://:<password>@…`` with a password)."""
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}{_HOST}:{self.master_ports()[0]}/0"
 
     def live_ports(self) -> list[int]:
         """Ports of the nodes whose process runs."""

@@ -188,8 +188,11 @@ def server_factory() -> Iterator[ServerFactory]:
 def redis_cluster() -> Iterator[LocalRedisCluster]:
     """A real local Redis Cluster (3 masters, 3 replicas, free ports), shared by the
     session's cluster tests; each test uses its own key prefix. A test that kills
-    a node starts its own cluster instead."""
-    with LocalRedisCluster(base_dir=run_dir("redis-cluster-")) as cluster:
+    a node starts its own cluster instead. Its nodes require a password (in
+    :attr:`~LocalRedisCluster.url`), as production clusters do: the store's
+    per-node clients once connected without it."""
+    with LocalRedisCluster(base_dir=run_dir("redis-cluster-"),
+                           password="cluster-test-secret") as cluster:
         yield cluster
 
 

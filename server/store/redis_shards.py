@@ -20,14 +20,19 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.connection import Connection
 from redis.exceptions import ClusterDownError, RedisError
 
 from server.errors import StoreUnavailable
 
+from .redis_conn import LeanConnection
 from .redis_fanout import AliveCheck, Follower
 from .redis_subscription import Subscription
 
 __all__ = ["Nodes", "ShardedFollower"]
+
+_CREDENTIALS = ("username", "password", "credential_provider")
+"""What a node's plain client takes from the cluster's connection settings."""
 
 
 class Nodes:
@@ -64,11 +69,24 @@ class Nodes:
         return self.client(node.host, int(node.port))
 
     def client(self, host: str, port: int) -> aioredis.Redis:
-        """The plain client of node ``host:port`` (one per node, reused)."""
+        """The plain client of node ``host:port`` (one per node, reused): the
+        cluster's own credentials and TLS settings for that node (the URL's
+        user and password: without them every write was refused), the
+        store's options, the lean connection on plain TCP."""
         name = f"{host}:{port}"
         found = self._clients.get(name)
         if found is None:
-            found = self._clients[name] = aioredis.Redis(host=host, port=port, **self._options)
+            node = self.cluster.get_node(host=host, port=port)
+            given = node.connection_kwargs if node is not None else {}
+            kind = node.connection_class if node is not None else Connection
+            options = dict(self._options)
+            pool = aioredis.ConnectionPool(
+                connection_class=LeanConnection if kind is Connection else kind,
+                max_connections=options.pop("max_connections", None), host=host, port=port,
+                **{k: v for k, v in given.items()
+                   if (k in _CREDENTIALS or k.startswith("ssl_")) and v is not None},
+                **options)
+            found = self._clients[name] = aioredis.Redis.from_pool(pool)
         return found
 
     async def refresh(self, min_gap_s: float = 0.3) -> None:

@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.timeout(120)]
 
 
 async def test_two_processes_race_on_a_redis_cluster(redis_cluster: LocalRedisCluster) -> None:
-    servers = Cluster(2, redis_url=redis_cluster.url, keep_keys=True)
+    servers = Cluster(2, redis_url=redis_cluster.url, keep_keys=True, LUCIE_LOG_LEVEL="info")
     apis = [Api(u) for u in servers.urls]
     store = RedisStore.from_url(redis_cluster.url, prefix=servers.prefix)
     try:
@@ -62,6 +62,12 @@ async def test_two_processes_race_on_a_redis_cluster(redis_cluster: LocalRedisCl
         while room["id"] in await store.archive.pending():
             assert time.monotonic() < deadline, "the ended race was not archived"
             await asyncio.sleep(0.2)
+        # the nodes require a password (the session's cluster): every node's
+        # client used it, and no log line shows it
+        assert redis_cluster.password and redis_cluster.password in redis_cluster.url
+        for i in range(2):
+            assert "socket opened" in servers.log(i)  # info lines were logged
+            assert redis_cluster.password not in servers.log(i)
     finally:
         for api in apis:
             await api.aclose()

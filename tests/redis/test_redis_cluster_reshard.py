@@ -32,18 +32,19 @@ pytestmark = [pytest.mark.timeout(120)]
 
 
 def _migrate_slot(slot: int, source: int, target: int, masters: list[int],
-                  pause_s: float) -> int:
+                  pause_s: float, password: str | None) -> int:
     """Move ``slot`` from the master on port ``source`` to ``target``, one key
     at a time with ``pause_s`` between keys; the number of keys moved."""
-    clients = {port: redis.Redis(port=port) for port in masters}
+    clients = {port: redis.Redis(port=port, password=password) for port in masters}
     try:
         ids = {port: c.execute_command("CLUSTER", "MYID").decode() for port, c in clients.items()}
         clients[target].execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", ids[source])
         clients[source].execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", ids[target])
         moved = 0
         while keys := clients[source].execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1):
+            auth = ("AUTH", password) if password else ()
             clients[source].execute_command("MIGRATE", "127.0.0.1", target, "", 0, 5000,
-                                            "KEYS", *keys)
+                                            *auth, "KEYS", *keys)
             moved += len(keys)
             time.sleep(pause_s)
         for port in (target, source, *(p for p in masters if p not in (source, target))):
@@ -66,7 +67,8 @@ async def test_a_room_whose_slot_moves_mid_race_goes_on(
         source = redis_cluster.master_of_slot(slot)
         target = next(p for p in masters if p != source)
         started = time.monotonic()
-        keys = await asyncio.to_thread(_migrate_slot, slot, source, target, masters, 0.3)
+        keys = await asyncio.to_thread(_migrate_slot, slot, source, target, masters, 0.3,
+                                        redis_cluster.password)
         moved_s = time.monotonic() - started
         assert keys >= 3, keys  # the room's record, its stream, its racers: moved one by one
         assert redis_cluster.master_of_slot(slot) == target

@@ -134,7 +134,8 @@ async def test_events_fan_out_by_sharded_pubsub_across_processes(
         # followed by SSUBSCRIBE on the master owning the room's slot, not SUBSCRIBE
         channel = f"{prefix}{{room:{rooms[0]}}}:ch"
         sub = await a.follower.join(channel)
-        owner = aioredis.Redis(port=redis_cluster.master_of_slot(key_slot(channel.encode())))
+        owner = aioredis.Redis(port=redis_cluster.master_of_slot(key_slot(channel.encode())),
+                               password=redis_cluster.password)
         try:
             assert await owner.execute_command("PUBSUB", "SHARDNUMSUB", channel) == [
                 channel.encode(), 1]
