@@ -144,7 +144,7 @@ class RedisStore:
             # (MaxConnectionsError) when a node's pool is full, and before the fix of
             # redis-py#4110 leaks a connection per write error in a failover
             nodes = Nodes(ClusterClient.from_url(bare, max_connections=1024, **common),
-                          {**common, **retry_kw, "max_connections": 256})
+                          {**common, **retry_kw, "max_connections": 256}, bare)
             return cls(nodes.cluster, None, prefix=prefix, event_retention=event_retention,
                        batch=batch, nodes=nodes, wait_replicas=wait_replicas,
                        wait_timeout_ms=wait_timeout_ms)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import time
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -32,11 +33,15 @@ __all__ = ["Nodes", "ShardedFollower"]
 
 class Nodes:
     """The nodes of ``cluster`` (module docstring); ``options``: the keyword
-    arguments of each node's plain client (timeouts, client name)."""
+    arguments of each node's plain client (timeouts, client name); ``url``:
+    the cluster's redis-py URL, whose scheme, user, password and query options
+    (TLS …) each node's client takes, its host and port replaced."""
 
-    def __init__(self, cluster: RedisCluster, options: dict[str, Any]) -> None:
+    def __init__(self, cluster: RedisCluster, options: dict[str, Any],
+                 url: str = "redis://") -> None:
         self.cluster = cluster
         self._options = options
+        self._url = urlsplit(url)
         self._clients: dict[str, aioredis.Redis] = {}
         self._refreshed = 0.0
 
@@ -68,7 +73,10 @@ class Nodes:
         name = f"{host}:{port}"
         found = self._clients.get(name)
         if found is None:
-            found = self._clients[name] = aioredis.Redis(host=host, port=port, **self._options)
+            login, _, _ = self._url.netloc.rpartition("@")
+            where = f"[{host}]:{port}" if ":" in host else name
+            url = urlunsplit(self._url._replace(netloc=f"{login}@{where}" if login else where))
+            found = self._clients[name] = aioredis.Redis.from_url(url, **self._options)
         return found
 
     async def refresh(self, min_gap_s: float = 0.3) -> None:

@@ -21,6 +21,7 @@ from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.store import open_store
 from server.store.base import StoreUnavailable, VersionConflict
 from server.store.redis import RedisStore
+from tests.conftest import run_dir
 
 from .contract import (
     RETENTION,
@@ -233,3 +234,32 @@ async def test_a_burst_of_first_commands_is_served(redis_cluster: LocalRedisClus
         finally:
             await boards.close()
         assert got == [0] * 200
+
+
+async def test_a_cluster_with_a_password_serves_writes_and_events() -> None:
+    """A Redis Cluster behind ``requirepass``, the password in the URL: the
+    per-node clients (auto-pipeline, sharded pub/sub) log in as the cluster
+    client does. They were made without the URL's password: ``/readyz`` said
+    ready while every write failed ``store/unavailable`` (``NOAUTH``)."""
+    with LocalRedisCluster(3, 0, base_dir=run_dir("redis-cluster-auth-")) as cluster:
+        url = cluster.url.replace("redis://", "redis://:s3cret@", 1)
+        for port in cluster.ports:
+            node = aioredis.Redis(port=port)
+            await node.config_set("requirepass", "s3cret")
+            await node.aclose()
+        prefix = f"p{secrets.token_hex(4)}:"
+        store = RedisStore.from_url(url, prefix=prefix)
+        try:
+            assert store.cluster
+            await store.ping()
+            async with asyncio.timeout(10):
+                await store.rooms.save_room("r1", {}, 0, [{"type": "created"}])
+                async with contextlib.aclosing(store.events.subscribe("r1", 0)) as it:
+                    async for event in it:
+                        if event["type"] == "created":
+                            await store.events.append_events("r1", [{"type": "x"}])
+                        elif event["type"] == "x":
+                            break
+            assert await store.rooms.get_room("r1") is not None
+        finally:
+            await store.close()
