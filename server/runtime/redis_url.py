@@ -83,8 +83,15 @@ def check_options(url: str) -> None:
     (redis-py would fail only when it first connects, with a ``TypeError``).
     No round trip.
 
-    :raises ValueError: naming the option.
+    :raises ValueError: naming the option; a port that is not a number (never
+        quoting it: an unencoded ``/``, ``?`` or ``#`` in the password ends
+        the host part early, and the start of the password becomes the port).
     """
+    try:
+        _ = urlsplit(url).port
+    except ValueError:
+        raise ValueError("the URL's port is not a number from 0 to 65535 (a password "
+                         "holding / ? # or @ must be percent-encoded)") from None
     client = redis.Redis.from_url(url)
     try:
         client.connection_pool.make_connection()

@@ -88,3 +88,15 @@ def test_lucie_server_refuses_to_start_in_one_line(env: dict[str, str], said: st
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0], done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("password", ["leak3d/x", "leak3d#x", "leak3d?x"])
+def test_a_password_not_percent_encoded_is_not_echoed(password: str) -> None:
+    """A password holding ``/``, ``#`` or ``?`` ends the URL's host part early:
+    its start was taken for the port and printed (``Port could not be cast to
+    integer value as 'leak3d'``)."""
+    done = _start({"LUCIE_REDIS_URL": f"redis://:{password}@127.0.0.1:6379/0"})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "percent-encoded" in lines[0], done.stderr
+    assert "leak3d" not in done.stderr + done.stdout
