@@ -80,8 +80,8 @@ def address(url: str) -> str:
 
 def check_options(url: str) -> None:
     """Refuse a redis-py URL whose query names an option no connection takes
-    (redis-py would fail only when it first connects, with a ``TypeError``).
-    No round trip.
+    (redis-py would fail only when it first connects, with a ``TypeError``),
+    or ``decode_responses`` (every store call would fail). No round trip.
 
     :raises ValueError: naming the option; a port that is not a number (never
         quoting it: an unencoded ``/``, ``?`` or ``#`` in the password ends
@@ -99,6 +99,9 @@ def check_options(url: str) -> None:
         raise ValueError(f"an option the URL names is not a Redis option ({exc})") from None
     finally:
         client.close()
+    if client.get_encoder().decode_responses:  # any text, "false" too, is true
+        raise ValueError("decode_responses: the store reads Redis's replies as bytes; "
+                         "remove the option")
 
 
 def cluster_mode_error(url: str, cluster: bool | None) -> str | None:

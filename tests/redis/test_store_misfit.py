@@ -10,7 +10,11 @@ never served as if it did (found by a new user's trial, issue 23):
 - ``LUCIE_REDIS_CLUSTER=true`` at a plain Redis: 500s and a traceback per
   sweep; now ``lucie-server`` refuses to start, one line, exit status 2;
 - an option in the URL that is not Redis's: a traceback at start; now one
-  line, exit status 2.
+  line, exit status 2;
+- ``decode_responses`` in the URL (any value: redis-py takes the text
+  ``false`` as true): the server started, said ready, and answered every
+  request 500 with a traceback (the store reads bytes); now one line, exit
+  status 2.
 """
 
 from __future__ import annotations
@@ -81,7 +85,9 @@ def _start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     ({"LUCIE_REDIS_URL": PLAIN, "LUCIE_REDIS_CLUSTER": "true"}, "cluster mode off"),
     ({"LUCIE_REDIS_URL": PLAIN + "&cluster=true"}, "not a Redis option"),
     ({"LUCIE_REDIS_URL": PLAIN + "&foo=1"}, "not a Redis option"),
-], ids=["cluster-at-a-plain-redis", "cluster-as-url-option", "unknown-url-option"])
+    ({"LUCIE_REDIS_URL": PLAIN + "&decode_responses=false"}, "decode_responses"),
+], ids=["cluster-at-a-plain-redis", "cluster-as-url-option", "unknown-url-option",
+        "decoded-replies"])
 def test_lucie_server_refuses_to_start_in_one_line(env: dict[str, str], said: str) -> None:
     done = _start(env)
     assert done.returncode == 2
