@@ -13,7 +13,7 @@ needs no other setting.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import redis
 from redis.asyncio.cluster import RedisCluster
@@ -44,7 +44,12 @@ def own_options(url: str) -> tuple[str, dict[str, str]]:
     options = dict(parse_qsl(parts.query))
     own: dict[str, str] = {k: options.pop(k) for k in ("prefix", "retention", "batch")
                            if k in options}
-    return urlunsplit(parts._replace(query=urlencode(options))), own
+    # not urlunsplit: it writes unix:///run/redis.sock as unix:/run/redis.sock
+    # (no host), which redis-py does not take for a unix:// URL
+    bare = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    query = urlencode(options)
+    return bare + (f"?{query}" if query else "") + (
+        f"#{parts.fragment}" if parts.fragment else ""), own
 
 
 def int_option(options: dict[str, str], name: str, default: int) -> int:

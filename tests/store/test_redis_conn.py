@@ -19,8 +19,10 @@ import redis.asyncio.connection as redis_connection
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server.store import open_store
 from server.store.redis import RedisStore
 from server.store.redis_conn import LeanConnection, connection_options
+from tests.faults.parts import PrivateRedis
 
 URL = "redis://127.0.0.1:6379/0"
 pytestmark = pytest.mark.redis
@@ -30,6 +32,30 @@ def test_connection_class_by_scheme() -> None:
     assert connection_options("redis://127.0.0.1:6379/0") == {"connection_class": LeanConnection}
     assert connection_options("rediss://127.0.0.1:6380/0") == {}
     assert connection_options("unix:///run/redis.sock") == {}
+
+
+async def test_a_store_on_a_unix_socket() -> None:
+    """``unix:///path/redis.sock`` (the documented form): taking the store's own
+    options out of it dropped its ``//`` (``unix:/path``), which redis-py
+    refused — ``lucie-server`` would not start on a Unix socket."""
+    server = PrivateRedis(aof=False)
+    sock = server.dir / "redis.sock"
+    server.stop()
+    server.args += ["--unixsocket", str(sock), "--unixsocketperm", "700"]
+    server.start()
+    try:
+        store = open_store(f"unix://{sock}?prefix=u:&retention=5", cluster=False)
+        assert isinstance(store, RedisStore)
+        try:
+            await store.ping()
+            await store.rooms.save_room("r1", {"n": 1}, 0, [{"type": "created"}])
+            got = await store.rooms.get_room("r1")
+            assert got is not None and got.data == {"n": 1}
+            assert store.events.event_retention == 5
+        finally:
+            await store.close()
+    finally:
+        server.remove()
 
 
 async def test_commands_are_written_without_wait_for(monkeypatch: pytest.MonkeyPatch) -> None:
