@@ -29,6 +29,7 @@ from infra.redis_cluster import LocalRedisCluster
 from server.store.base import StoreUnavailable
 from server.store.redis import RedisStore
 from tests.conftest import REPO, free_port, server_env
+from tests.faults.parts import PrivateRedis
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(60)]
 
@@ -62,6 +63,37 @@ async def test_wait_for_more_replicas_than_there_are_fails_readiness() -> None:
         await fits.ping()  # checked once, then a plain PING
     finally:
         await fits.close()
+
+
+async def test_a_redis_that_refuses_the_login_says_why(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A wrong or missing password, a database number the Redis does not have:
+    the Redis answers, refusing — the readiness check fails and the log said
+    only that the Redis could not be asked whether it is a cluster node; now
+    it names Redis's reason, once (never the password)."""
+    server = PrivateRedis(aof=False)
+    admin = server.client()
+    admin.config_set("requirepass", "right-pw")
+    admin.close()
+    urls = {f"redis://:wrong-pw@127.0.0.1:{server.port}/0": "invalid username-password",
+            f"redis://127.0.0.1:{server.port}/0": "authenticated",
+            f"redis://:right-pw@127.0.0.1:{server.port}/99": "DB index is out of range"}
+    try:
+        for url, reason in urls.items():
+            caplog.clear()
+            store = RedisStore.from_url(url, prefix="misfit-test:", cluster=False)
+            try:
+                with caplog.at_level(logging.ERROR, logger="server.store"):
+                    for _ in range(3):
+                        with pytest.raises(StoreUnavailable):
+                            await store.ping()
+            finally:
+                await store.close()
+            said = [r.getMessage() for r in caplog.records]
+            assert len(said) == 1 and reason in said[0], said
+            assert "pw" not in said[0]
+    finally:
+        server.remove()
 
 
 def test_an_unreachable_redis_at_start_is_named_in_the_log(
