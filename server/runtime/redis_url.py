@@ -110,12 +110,19 @@ def check_options(url: str) -> None:
 
 
 def cluster_mode_error(url: str, cluster: bool | None) -> str | None:
-    """Why ``LUCIE_REDIS_CLUSTER=true`` cannot be right for ``url`` (a plain
-    Redis answered, with cluster mode off), else ``None``. One blocking round
-    trip when ``cluster`` is true; none otherwise."""
+    """Why ``LUCIE_REDIS_CLUSTER=true`` cannot be right for ``url`` (a database
+    other than 0, or a plain Redis answered, with cluster mode off), else
+    ``None``. One blocking round trip when ``cluster`` is true; none otherwise."""
     if not cluster:
         return None
     bare = own_options(url)[0]
+    parts = urlsplit(bare)
+    named = dict(parse_qsl(parts.query)).get("db") or (
+        "" if parts.scheme == "unix" else parts.path.strip("/"))
+    db = int(named) if named.isdigit() else 0  # redis-py ignores what is not a number
+    if db:
+        return (f"LUCIE_REDIS_CLUSTER=true, but REDIS_URL names database {db}: a Redis "
+                "Cluster has only database 0")
     if detect_cluster(bare) is False:
         return (f"LUCIE_REDIS_CLUSTER=true, but the Redis at {address(bare)} runs with "
                 "cluster mode off (cluster_enabled:0): unset LUCIE_REDIS_CLUSTER, or name "

@@ -138,3 +138,15 @@ def test_a_password_not_percent_encoded_is_not_echoed(password: str) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "percent-encoded" in lines[0], done.stderr
     assert "leak3d" not in done.stderr + done.stdout
+
+
+def test_a_cluster_database_other_than_0_is_refused_in_one_line(
+        redis_cluster: LocalRedisCluster) -> None:
+    """``LUCIE_REDIS_CLUSTER=true`` with ``/1`` in the URL: a Redis Cluster has
+    only database 0 — the server failed to start with redis-py's traceback
+    (exit status 3); now one line, exit status 2."""
+    url = redis_cluster.url.removesuffix("/0") + "/1?prefix=misfit-test:"
+    done = _start({"LUCIE_REDIS_URL": url, "LUCIE_REDIS_CLUSTER": "true"})
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "database 0" in lines[0], done.stderr
