@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import secrets
+import signal
+import time
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +21,7 @@ import redis.asyncio.connection as redis_connection
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.store import open_store
+from server.store import StoreUnavailable, open_store
 from server.store.redis import RedisStore
 from server.store.redis_conn import LeanConnection, connection_options
 from tests.faults.parts import PrivateRedis
@@ -56,6 +58,39 @@ async def test_a_store_on_a_unix_socket() -> None:
             await store.close()
     finally:
         server.remove()
+
+
+async def test_wait_longer_than_the_socket_timeout_is_waited_for() -> None:
+    """``LUCIE_REDIS_WAIT_TIMEOUT_MS`` above the 2 s socket timeout (the setting
+    allows 10 000): a replica that does not answer made the pipeline time out
+    at 2 s (``TimeoutError``, the connection dropped) instead of ``WAIT``
+    answering after its own timeout (``ReplicasBehind``)."""
+    primary = PrivateRedis(aof=False)
+    replica = PrivateRedis("--replicaof", "127.0.0.1", str(primary.port), aof=False)
+    store = RedisStore.from_url(f"{primary.url}?prefix=w{secrets.token_hex(4)}:",
+                                cluster=False, wait_replicas=1, wait_timeout_ms=2500)
+    try:
+        async with asyncio.timeout(20):
+            while True:
+                try:
+                    await store.ping()  # the replica counted
+                    break
+                except StoreUnavailable:
+                    await asyncio.sleep(0.1)
+            await store.rooms.save_room("w", {}, 0)
+            assert replica.proc is not None
+            replica.proc.send_signal(signal.SIGSTOP)
+            try:
+                started = time.monotonic()
+                with pytest.raises(StoreUnavailable, match="ReplicasBehind"):
+                    await store.racers.save_racer("w", "x", {}, 0, answer=("m", {}))
+                assert time.monotonic() - started >= 2.4
+            finally:
+                replica.proc.send_signal(signal.SIGCONT)
+    finally:
+        await store.close()
+        replica.remove()
+        primary.remove()
 
 
 async def test_commands_are_written_without_wait_for(monkeypatch: pytest.MonkeyPatch) -> None:
