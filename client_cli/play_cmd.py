@@ -205,9 +205,7 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
         except ApiError:
             fetch_failed = True
     code = app.room.code if app.room else seat.room
-    racing: list[str] = []
-    if hosting and fetched is not None:
-        fetched, racing = resigning_with_the_server(fetched)
+    fetched, racing = resigning_with_the_server(fetched) if hosting and fetched else (fetched, [])
     exit_report(code, app.standings, fetched, fetch_failed, list(app.racers.values()))
     if racing:  # the room's bots, which stop with the server
         print(f"The local server stops now: {', '.join(racing)} resign"

@@ -13,7 +13,7 @@ needs no other setting.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import redis
 from redis.asyncio.cluster import RedisCluster
@@ -44,7 +44,12 @@ def own_options(url: str) -> tuple[str, dict[str, str]]:
     options = dict(parse_qsl(parts.query))
     own: dict[str, str] = {k: options.pop(k) for k in ("prefix", "retention", "batch")
                            if k in options}
-    return urlunsplit(parts._replace(query=urlencode(options))), own
+    # not urlunsplit: it writes unix:///run/redis.sock as unix:/run/redis.sock
+    # (no host), which redis-py does not take for a unix:// URL
+    bare = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    query = urlencode(options)
+    return bare + (f"?{query}" if query else "") + (
+        f"#{parts.fragment}" if parts.fragment else ""), own
 
 
 def int_option(options: dict[str, str], name: str, default: int) -> int:
@@ -80,11 +85,18 @@ def address(url: str) -> str:
 
 def check_options(url: str) -> None:
     """Refuse a redis-py URL whose query names an option no connection takes
-    (redis-py would fail only when it first connects, with a ``TypeError``).
-    No round trip.
+    (redis-py would fail only when it first connects, with a ``TypeError``),
+    or ``decode_responses`` (every store call would fail). No round trip.
 
-    :raises ValueError: naming the option.
+    :raises ValueError: naming the option; a port that is not a number (never
+        quoting it: an unencoded ``/``, ``?`` or ``#`` in the password ends
+        the host part early, and the start of the password becomes the port).
     """
+    try:
+        _ = urlsplit(url).port
+    except ValueError:
+        raise ValueError("the URL's port is not a number from 0 to 65535 (a password "
+                         "holding / ? # or @ must be percent-encoded)") from None
     client = redis.Redis.from_url(url)
     try:
         client.connection_pool.make_connection()
@@ -92,15 +104,25 @@ def check_options(url: str) -> None:
         raise ValueError(f"an option the URL names is not a Redis option ({exc})") from None
     finally:
         client.close()
+    if client.get_encoder().decode_responses:  # any text, "false" too, is true
+        raise ValueError("decode_responses: the store reads Redis's replies as bytes; "
+                         "remove the option")
 
 
 def cluster_mode_error(url: str, cluster: bool | None) -> str | None:
-    """Why ``LUCIE_REDIS_CLUSTER=true`` cannot be right for ``url`` (a plain
-    Redis answered, with cluster mode off), else ``None``. One blocking round
-    trip when ``cluster`` is true; none otherwise."""
+    """Why ``LUCIE_REDIS_CLUSTER=true`` cannot be right for ``url`` (a database
+    other than 0, or a plain Redis answered, with cluster mode off), else
+    ``None``. One blocking round trip when ``cluster`` is true; none otherwise."""
     if not cluster:
         return None
     bare = own_options(url)[0]
+    parts = urlsplit(bare)
+    named = dict(parse_qsl(parts.query)).get("db") or (
+        "" if parts.scheme == "unix" else parts.path.strip("/"))
+    db = int(named) if named.isdigit() else 0  # redis-py ignores what is not a number
+    if db:
+        return (f"LUCIE_REDIS_CLUSTER=true, but REDIS_URL names database {db}: a Redis "
+                "Cluster has only database 0")
     if detect_cluster(bare) is False:
         return (f"LUCIE_REDIS_CLUSTER=true, but the Redis at {address(bare)} runs with "
                 "cluster mode off (cluster_enabled:0): unset LUCIE_REDIS_CLUSTER, or name "

@@ -34,7 +34,8 @@ docs/architecture.md, "Redis Cluster"). ``wait_replicas`` > 0: a write is
 acknowledged only once ``WAIT`` counted that many replicas
 (:mod:`server.store.redis_batch`).
 
-Faults: every Redis error or timeout (default 2 s) becomes
+Faults: every Redis error or timeout (2 s, plus ``wait_timeout_ms`` when
+writes wait for replicas) becomes
 :class:`~server.store.base.StoreUnavailable`; the connection pool reconnects
 on the next call.
 """
@@ -123,7 +124,9 @@ class RedisStore:
         batch = int_option(own_options(url)[1], "batch", 512)
         prefix = url_prefix if prefix is None else prefix
         event_retention = url_retention if event_retention is None else event_retention
-        common: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 2.0,
+        # a pipeline ending in WAIT is answered only after WAIT's own timeout
+        timeout_s = 2.0 + (wait_timeout_ms / 1000 if wait_replicas > 0 else 0)
+        common: dict[str, Any] = {"socket_timeout": timeout_s, "socket_connect_timeout": 2.0,
                                   "health_check_interval": 10,
                                   "client_name": client_name or f"lucie-server:{prefix}"}
         retry_kw: dict[str, Any] = {
@@ -144,13 +147,14 @@ class RedisStore:
             # (MaxConnectionsError) when a node's pool is full, and before the fix of
             # redis-py#4110 leaks a connection per write error in a failover
             nodes = Nodes(ClusterClient.from_url(bare, max_connections=1024, **common),
-                          {**common, **retry_kw, "max_connections": 256})
+                          {**common, **retry_kw, "max_connections": 256}, bare)
             return cls(nodes.cluster, None, prefix=prefix, event_retention=event_retention,
                        batch=batch, nodes=nodes, wait_replicas=wait_replicas,
                        wait_timeout_ms=wait_timeout_ms)
         client = aioredis.Redis.from_url(bare, max_connections=256, **retry_kw, **common,
                                          **connection_options(bare))
-        pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0), **common,
+        pubsub = aioredis.Redis.from_url(bare, retry=Retry(NoBackoff(), 0),
+                                         **{**common, "socket_timeout": 2.0},
                                          **connection_options(bare))
         return cls(client, pubsub, prefix=prefix, event_retention=event_retention, batch=batch,
                    wait_replicas=wait_replicas, wait_timeout_ms=wait_timeout_ms)

@@ -21,7 +21,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
+from redis.exceptions import AuthenticationError, NoScriptError, ResponseError
 
 from server.runtime.metrics import REDIS_SECONDS, redis_error
 from server.runtime.redis_url import REDIS_FAILURES
@@ -75,6 +75,8 @@ class RedisContext:
         self.waits = wait_replicas > 0
         self.wait_replicas = wait_replicas
         self._misfit_checked = self._misfit_logged = False
+        self._refusal_logged: str | None = None
+        """The reason last logged of a Redis refusing the connection (password, db)."""
         """Whether writes are acknowledged only after ``WAIT``."""
         self.clock = RedisClock(client, sync_s=clock_sync_s)
         buffer = max(64, 2 * self.event_retention)
@@ -201,14 +203,25 @@ class RedisContext:
     async def ping(self) -> None:
         """The readiness check. Once, after the first answer, also what the
         settings need of this Redis (:meth:`_misfit`): a mismatch is logged
-        once and fails every check after.
+        once and fails every check after. A Redis that refuses the connection
+        (a wrong or missing password, a database it does not have) is logged
+        with its reason, once until it answers.
 
         :raises StoreUnavailable: Redis does not answer, or does not fit.
         """
         with unavailable():
-            await self.redis.ping()
-            if self._misfit_checked:
-                return
+            try:
+                await self.redis.ping()
+            except (AuthenticationError, ResponseError) as exc:  # it answered, refusing us
+                refusal = f"this Redis refuses the connection: {exc} (check REDIS_URL)"
+                if self._refusal_logged != refusal:
+                    log.error("the store cannot work: %s", refusal)
+                    self._refusal_logged = refusal
+                raise
+        self._refusal_logged = None
+        if self._misfit_checked:
+            return
+        with unavailable():
             misfit = await self._misfit()
         if misfit:
             if not self._misfit_logged:

@@ -17,31 +17,32 @@ from __future__ import annotations
 import contextlib
 import time
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
-from redis.asyncio.connection import Connection
 from redis.exceptions import ClusterDownError, RedisError
 
 from server.errors import StoreUnavailable
 
-from .redis_conn import LeanConnection
+from .redis_conn import connection_options
 from .redis_fanout import AliveCheck, Follower
 from .redis_subscription import Subscription
 
 __all__ = ["Nodes", "ShardedFollower"]
 
-_CREDENTIALS = ("username", "password", "credential_provider")
-"""What a node's plain client takes from the cluster's connection settings."""
-
 
 class Nodes:
     """The nodes of ``cluster`` (module docstring); ``options``: the keyword
-    arguments of each node's plain client (timeouts, client name)."""
+    arguments of each node's plain client (timeouts, client name); ``url``:
+    the cluster's redis-py URL, whose scheme, user, password and query options
+    (TLS …) each node's client takes, its host and port replaced."""
 
-    def __init__(self, cluster: RedisCluster, options: dict[str, Any]) -> None:
+    def __init__(self, cluster: RedisCluster, options: dict[str, Any],
+                 url: str = "redis://") -> None:
         self.cluster = cluster
         self._options = options
+        self._url = urlsplit(url)
         self._clients: dict[str, aioredis.Redis] = {}
         self._refreshed = 0.0
 
@@ -70,23 +71,17 @@ class Nodes:
 
     def client(self, host: str, port: int) -> aioredis.Redis:
         """The plain client of node ``host:port`` (one per node, reused): the
-        cluster's own credentials and TLS settings for that node (the URL's
-        user and password: without them every write was refused), the
-        store's options, the lean connection on plain TCP."""
+        cluster URL's scheme, user, password and options (TLS …) with that
+        node's address (without them every write was refused: ``NOAUTH``),
+        the store's options, the lean connection on plain TCP."""
         name = f"{host}:{port}"
         found = self._clients.get(name)
         if found is None:
-            node = self.cluster.get_node(host=host, port=port)
-            given = node.connection_kwargs if node is not None else {}
-            kind = node.connection_class if node is not None else Connection
-            options = dict(self._options)
-            pool = aioredis.ConnectionPool(
-                connection_class=LeanConnection if kind is Connection else kind,
-                max_connections=options.pop("max_connections", None), host=host, port=port,
-                **{k: v for k, v in given.items()
-                   if (k in _CREDENTIALS or k.startswith("ssl_")) and v is not None},
-                **options)
-            found = self._clients[name] = aioredis.Redis.from_pool(pool)
+            login, _, _ = self._url.netloc.rpartition("@")
+            where = f"[{host}]:{port}" if ":" in host else name
+            url = urlunsplit(self._url._replace(netloc=f"{login}@{where}" if login else where))
+            found = self._clients[name] = aioredis.Redis.from_url(url, **self._options,
+                                                                **connection_options(url))
         return found
 
     async def refresh(self, min_gap_s: float = 0.3) -> None:

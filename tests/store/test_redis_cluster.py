@@ -234,3 +234,4 @@ async def test_a_burst_of_first_commands_is_served(redis_cluster: LocalRedisClus
         finally:
             await boards.close()
         assert got == [0] * 200
+

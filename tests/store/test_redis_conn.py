@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import signal
+import time
 import weakref
 from typing import Any
 
@@ -17,9 +19,11 @@ import redis.asyncio.connection as redis_connection
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server.store import StoreUnavailable, open_store
 from server.store.redis import RedisStore
 from server.store.redis_conn import LeanConnection, connection_options
 from tests.conftest import freed_once_cancelled
+from tests.faults.parts import PrivateRedis
 
 URL = "redis://127.0.0.1:6379/0"
 pytestmark = pytest.mark.redis
@@ -29,6 +33,63 @@ def test_connection_class_by_scheme() -> None:
     assert connection_options("redis://127.0.0.1:6379/0") == {"connection_class": LeanConnection}
     assert connection_options("rediss://127.0.0.1:6380/0") == {}
     assert connection_options("unix:///run/redis.sock") == {}
+
+
+async def test_a_store_on_a_unix_socket() -> None:
+    """``unix:///path/redis.sock`` (the documented form): taking the store's own
+    options out of it dropped its ``//`` (``unix:/path``), which redis-py
+    refused — ``lucie-server`` would not start on a Unix socket."""
+    server = PrivateRedis(aof=False)
+    sock = server.dir / "redis.sock"
+    server.stop()
+    server.args += ["--unixsocket", str(sock), "--unixsocketperm", "700"]
+    server.start()
+    try:
+        store = open_store(f"unix://{sock}?prefix=u:&retention=5", cluster=False)
+        assert isinstance(store, RedisStore)
+        try:
+            await store.ping()
+            await store.rooms.save_room("r1", {"n": 1}, 0, [{"type": "created"}])
+            got = await store.rooms.get_room("r1")
+            assert got is not None and got.data == {"n": 1}
+            assert store.events.event_retention == 5
+        finally:
+            await store.close()
+    finally:
+        server.remove()
+
+
+async def test_wait_longer_than_the_socket_timeout_is_waited_for() -> None:
+    """``LUCIE_REDIS_WAIT_TIMEOUT_MS`` above the 2 s socket timeout (the setting
+    allows 10 000): a replica that does not answer made the pipeline time out
+    at 2 s (``TimeoutError``, the connection dropped) instead of ``WAIT``
+    answering after its own timeout (``ReplicasBehind``)."""
+    primary = PrivateRedis(aof=False)
+    replica = PrivateRedis("--replicaof", "127.0.0.1", str(primary.port), aof=False)
+    store = RedisStore.from_url(f"{primary.url}?prefix=w{secrets.token_hex(4)}:",
+                                cluster=False, wait_replicas=1, wait_timeout_ms=2500)
+    try:
+        async with asyncio.timeout(20):
+            while True:
+                try:
+                    await store.ping()  # the replica counted
+                    break
+                except StoreUnavailable:
+                    await asyncio.sleep(0.1)
+            await store.rooms.save_room("w", {}, 0)
+            assert replica.proc is not None
+            replica.proc.send_signal(signal.SIGSTOP)
+            try:
+                started = time.monotonic()
+                with pytest.raises(StoreUnavailable, match="ReplicasBehind"):
+                    await store.racers.save_racer("w", "x", {}, 0, answer=("m", {}))
+                assert time.monotonic() - started >= 2.4
+            finally:
+                replica.proc.send_signal(signal.SIGCONT)
+    finally:
+        await store.close()
+        replica.remove()
+        primary.remove()
 
 
 async def test_commands_are_written_without_wait_for(monkeypatch: pytest.MonkeyPatch) -> None:
