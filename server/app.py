@@ -325,7 +325,10 @@ def main(argv: list[str] | None = None) -> int:
     gc.collect()
     gc.freeze()  # modules and schemas never need collecting: shorter GC pauses
     server = uvicorn.Server(config)
-    server.run()
+    try:
+        server.run()
+    except KeyboardInterrupt:  # Ctrl-C: shut down gracefully, as on SIGTERM
+        return 130  # 128 + SIGINT (SIGTERM: 143), with no traceback
     return 0 if server.started else 3  # 3: could not start (port taken, bad address)
 
 

@@ -128,8 +128,11 @@ def server_env(env: dict[str, str]) -> dict[str, str]:
     return {**TEST_LIMITS, **inherited, "LUCIE_ENV_FILE": os.devnull, **env}
 
 
-def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_lucie_server(env: dict[str, str], log_path: Path, *, new_session: bool = False
+                       ) -> tuple[subprocess.Popen[bytes], str]:
     """Start ``lucie-server`` on a free port with extra ``env``; wait for /healthz.
+    ``new_session``: the server leads a process group of its own (with its
+    children), as a command run in a terminal does.
 
     :returns: the process and its base URL.
     """
@@ -142,7 +145,8 @@ def start_lucie_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.
         proc = subprocess.Popen(
             [sys.executable, "-c", "from server.app import main; raise SystemExit(main())",
              "--port", str(port), *level],
-            cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+            cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=new_session)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60  # a loaded machine imports slowly
     while time.monotonic() < deadline:

@@ -32,6 +32,7 @@ import multiprocessing
 import multiprocessing.connection
 import multiprocessing.process
 import os
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -61,7 +62,11 @@ class SolverBusyError(SolverError):
 
 
 def _init_worker(limit: int | None) -> None:
-    """In each worker: exit with the parent; limit memory to ``limit`` bytes."""
+    """In each worker: exit with the parent; limit memory to ``limit`` bytes;
+    ignore SIGINT (a terminal's Ctrl-C reaches the whole process group: the
+    server stops its workers itself, and a worker printed a
+    ``KeyboardInterrupt`` traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True,
