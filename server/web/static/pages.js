@@ -1,4 +1,4 @@
-// The leaderboards page and the rules page (docs/rules.md, players' sections first).
+// The leaderboards page and the rules page (how-to-play.md, then docs/rules.md, players' sections first).
 import { call } from "./api.js";
 import { el } from "./board.js";
 import { fmtClock } from "./race.js";
@@ -47,7 +47,7 @@ export const DEVELOPER_SECTIONS = [/^Vocabulary\b/];
 
 /**
  * The rule book (docs/rules.md, shipped as it is) rearranged for players: its title, then
- * the player-facing sections in their order; the opening note on the sources and the
+ * the player-facing sections in their order (the page puts its short how-to-play between); the opening note on the sources and the
  * sections of `DEVELOPER_SECTIONS` go last, in a closed "For developers" block.
  * → `{ players, developers }`, two markdown texts.
  */
@@ -73,12 +73,14 @@ export function arrangeRules(markdown) {
 export async function mountRules(main) {
   main.replaceChildren(el("p", { class: "muted", text: "Loading the rules…" }));
   try {
-    const [{ marked }, text] = await Promise.all([import("./vendor/marked.esm.js"),
-      fetch("/static/rules.md").then((r) => { if (!r.ok) throw new Error(r.statusText); return r.text(); })]);
+    const fetched = (path) => fetch(path).then((r) => { if (!r.ok) throw new Error(r.statusText); return r.text(); });
+    const [{ marked }, text, short] = await Promise.all([import("./vendor/marked.esm.js"),
+      fetched("/static/rules.md"), fetched("/static/how-to-play.md")]);
     const { players, developers } = arrangeRules(text);
     const article = el("article", { class: "rules" });
-    // our own shipped file (docs/rules.md); CSP blocks scripts anyway
-    article.innerHTML = marked.parse(players);
+    // our own shipped files (docs/rules.md, a summary for players); CSP blocks scripts anyway
+    const [title, ...book] = players.split("\n\n");
+    article.innerHTML = marked.parse([title, short, ...book].join("\n\n"));
     if (developers) {
       const more = el("details", { class: "for-developers", id: "rules-developers" },
         el("summary", { text: "For developers: the rule book's vocabulary and sources" }));
