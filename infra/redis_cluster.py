@@ -284,6 +284,19 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _server_command() -> str:
+    """How to run ``lucie-server`` from here: the script beside this Python
+    (``.venv/bin/lucie-server``, relative to the current folder when inside
+    it) when there is one — a bare ``lucie-server`` is not on ``PATH``
+    unless the virtual environment is activated."""
+    beside = Path(sys.executable).parent / "lucie-server"
+    if not beside.is_file() or shutil.which("lucie-server") == str(beside):
+        return "lucie-server"
+    with contextlib.suppress(ValueError):
+        return str(beside.relative_to(Path.cwd()))
+    return str(beside)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m infra.redis_cluster``: start a local cluster, say how to use it,
     wait for Ctrl-C (SIGINT), SIGTERM or SIGHUP, then stop and remove the nodes."""
@@ -308,13 +321,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Starting {args.masters * (1 + args.replicas)} redis-server nodes "
               f"({args.masters} masters, {args.replicas} replica(s) each)…", flush=True)
         cluster.start()
+        server = _server_command()
         lines = [f"Redis Cluster URL: {cluster.url}",
                  f"Nodes: {' '.join(f'{_HOST}:{p}' for p in cluster.ports)} "
                  f"(folders and logs: {cluster._dir})",
-                 f"Run the server on it:  LUCIE_REDIS_URL={cluster.url} lucie-server"]
+                 f"Run the server on it:  LUCIE_REDIS_URL={cluster.url} {server}"]
         if args.replicas:
             lines.append(f"  acknowledging moves once replicated:  LUCIE_REDIS_URL={cluster.url}"
-                         f" LUCIE_REDIS_WAIT_REPLICAS=1 lucie-server")
+                         f" LUCIE_REDIS_WAIT_REPLICAS=1 {server}")
         print("\n".join([*lines, "Ctrl-C stops the cluster and removes its nodes."]), flush=True)
         while True:
             signal.pause()

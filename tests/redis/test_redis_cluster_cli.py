@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -68,7 +69,11 @@ def test_the_cluster_command_runs_a_cluster_until_ctrl_c() -> None:
         found = re.search(r"^Redis Cluster URL: (redis://\S+)$", text, re.M)
         assert found is not None, text
         url = found[1]
-        assert f"LUCIE_REDIS_URL={url} lucie-server" in text
+        assert f"LUCIE_REDIS_URL={url} " in text
+        # the command runs as printed, virtual environment activated or not
+        server = text.split(f"LUCIE_REDIS_URL={url} ", 1)[1].split()[0]
+        assert server.endswith("lucie-server"), server
+        assert (REPO / server).is_file() or shutil.which(server) == server, server
         nodes = re.search(r"^Nodes: (.+) \(folders and logs: (.+)\)$", text, re.M)
         assert nodes is not None, text
         ports = [int(n.rsplit(":", 1)[1]) for n in nodes[1].split()]
