@@ -72,7 +72,8 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
     CSS_PATH = "board.tcss"
     TITLE = "La Belle Lucie race"
     BINDINGS = [  # noqa: RUF012 (Textual's class attribute)
-        Binding("ctrl+q", "leave", "resign and quit", priority=True),
+        # Ctrl-C too: the move line would take it as "copy", and do nothing
+        Binding("ctrl+q,ctrl+c", "leave", "resign and quit", priority=True),
     ]
 
     def __init__(self, seat: Seat, *, reconnect_give_up_s: float = 120.0,

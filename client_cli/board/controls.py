@@ -168,8 +168,9 @@ class Controls:
         self._render_all()
 
     def action_leave(self: Board) -> None:
-        """Ctrl+Q: the same as typing ``q``."""
-        self._ask_quit()
+        """Ctrl+Q or Ctrl+C: the same as typing ``q`` (once the question is up, nothing)."""
+        if not isinstance(self.screen, ConfirmScreen):
+            self._ask_quit()
 
     def _others_racing(self: Board) -> int:
         """Other racers (not the bots this command brought) whose race is not over yet."""

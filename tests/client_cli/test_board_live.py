@@ -175,6 +175,25 @@ async def test_results_table_at_the_end_and_quit_confirm(lucie_server: str) -> N
     assert app.return_value == 0
 
 
+async def test_ctrl_c_asks_to_resign_and_quit_as_ctrl_q_does(lucie_server: str) -> None:
+    """The trial: Ctrl-C did nothing on the board (the move line took it as
+    "copy"); it asks the quit question, as q and Ctrl-Q do."""
+    room, host, (ann, _bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: app.game is not None, what="start")
+        await pilot.press("ctrl+c")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        assert app.screen.question == "Resign from the race and quit?"  # type: ignore[attr-defined]
+        await pilot.press("y")
+        await until(lambda: not app.is_running, what="exit")
+        seen = {r.id: r.status for r in (await client.get_room(room)).racers}
+        assert seen[ann.racer.id] == "resigned"
+    assert app.return_value == 0
+
+
 async def test_rematch_from_the_results_screen(lucie_server: str) -> None:
     """Issue 21: bob offers a rematch first; ann's results screen says so, r takes
     her seat in his room and the board closes with her next seat."""
