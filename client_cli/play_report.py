@@ -69,8 +69,9 @@ async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0,
 
     Says once, on stdout, who is still racing and that Ctrl-C stops the
     server now: the caller hosts the server the other racers depend on.
-    ``ignore``: the room's own bots, which stop with that server (the server's
-    bots resign when it stops; a process's bots when it stops them).
+    The server's bots (``bot``) are not waited for: they resign when it stops.
+    ``ignore``: names of other bots that stop with it (a process's bots, when
+    it stops them).
     """
     async with LucieClient(url) as client:
         announced = False
@@ -78,9 +79,9 @@ async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0,
             info = await client.get_room(room)
             if info.state not in ("countdown", "racing"):
                 break
-            racing = [r.name for r in info.racers if r.status not in FINAL_STATUSES]
-            still = [name for name in racing if name not in ignore]
-            if racing and not still:  # only the room's bots race on
+            racing = [r for r in info.racers if r.status not in FINAL_STATUSES]
+            still = [r.name for r in racing if not r.bot and r.name not in ignore]
+            if racing and not still:  # only bots race on
                 break
             if still and not announced:
                 announced = True

@@ -173,9 +173,10 @@ class Controls:
             self._ask_quit()
 
     def _others_racing(self: Board) -> int:
-        """Other racers (not the bots this command brought) whose race is not over yet."""
+        """Other racers (not the server's bots, nor those this command brought) whose
+        race is not over yet: the bots stop with the server."""
         return sum(1 for r in self.racers.values()
-                   if r.id != self.seat.racer and r.name not in self.own_bots
+                   if r.id != self.seat.racer and not r.bot and r.name not in self.own_bots
                    and r.status not in FINAL_STATUSES)
 
     def _ask_quit(self: Board) -> None:

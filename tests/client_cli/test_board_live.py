@@ -351,6 +351,23 @@ async def test_host_of_the_local_server_is_warned_before_quitting(lucie_server: 
     assert app.return_value == 0
 
 
+async def test_the_servers_bots_do_not_keep_the_host_of_the_server(lucie_server: str) -> None:
+    """``lucie quick`` hosting its server: the bots the server seated stop with it,
+    so the quit question is the plain one (it said 3 other racers still race)."""
+    async with LucieClient(lucie_server) as client:
+        made = await client.create_room(deal=DEAL, countdown_s=0, visibility="private", bots=2)
+        room, host = made.room.id, made.host_token
+        ann = await client.join(room, "ann")
+        app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token), hosts_server=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(lambda: app.room is not None, what="welcome")
+            await client.start(room, host)
+            await until(lambda: app.game is not None, what="start")
+            await pilot.press("q", "enter")
+            await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+            assert app.screen.question == "Resign from the race and quit?"  # type: ignore[attr-defined]
+
+
 async def test_joiner_and_spectator_see_only_what_they_can_do(lucie_server: str) -> None:
     room, host, (_ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
     watcher = RaceApp(Seat(lucie_server, room))

@@ -205,6 +205,25 @@ async def test_the_host_of_the_server_does_not_wait_for_the_rooms_bots(
     assert not standings.final and not bot.final  # the bot still races: not waited for
 
 
+async def test_the_host_of_the_server_does_not_wait_for_the_servers_bots_unnamed(
+        lucie_server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: ``lucie quick`` hosting its server waited up to the time limit
+    for the bots the server seated (it does not name them as ``lucie play``
+    does): a racer the server runs (``bot``) stops with it, like play's own."""
+    async with LucieClient(lucie_server) as client:
+        created = await client.create_room(deal=2, countdown_s=0, visibility="private", bots=2)
+        room, host = created.room.id, created.host_token
+        assert all(r.bot for r in created.room.racers)
+        ann = await client.join(room, "ann")
+        assert not ann.racer.bot
+        await client.start(room, host)
+        await client.resign(room, ann.racer.id, ann.token)
+        standings = await asyncio.wait_for(
+            wait_for_race_over(lucie_server, room, poll_s=0.05), 10)
+    assert "keeps running" not in capsys.readouterr().out
+    assert not standings.final and sum(not s.final for s in standings.standings) == 2
+
+
 def test_play_code_bots_take_names_the_room_does_not_have(
         lucie_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """``lucie play --code CODE --bots 1`` in a room with the server's bot-Ada: this
