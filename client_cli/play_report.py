@@ -14,7 +14,7 @@ __all__ = ["exit_report", "resigning_with_the_server", "standings_of", "wait_for
 
 
 def exit_report(code: str, received: list[StandingView] | None, fetched: StandingsView | None,
-                fetch_failed: bool, racers: list[RacerView]) -> None:
+                fetch_failed: bool, racers: list[RacerView], *, waiting: bool = False) -> None:
     """Print the standings once the board closed.
 
     ``received``: the final standings of the board's ``race_over`` event
@@ -22,6 +22,8 @@ def exit_report(code: str, received: list[StandingView] | None, fetched: Standin
     otherwise ``fetched`` (what the server answered); when that request
     failed (the host's server stops once the race is over), one line says
     so, followed by the board's last known standings of ``racers``.
+    ``waiting``: the board closed before the room's race started (a rematch
+    room, say): one line says so, after the previous room's results.
     """
     columns = ["rank", "name", "cards", "reached", "moves", "status", "points"]
     if received:
@@ -41,6 +43,8 @@ def exit_report(code: str, received: list[StandingView] | None, fetched: Standin
         print(f"Room {code}: the server is gone; last known standings:", flush=True)
         print_table(f"Room {code} · last known standings (points unknown)", columns,
                     [(*row[:-1], "–") for row in standing_rows(known)])
+    elif waiting:
+        print(f"Room {code}: no results: you left before its race started.", flush=True)
 
 
 def resigning_with_the_server(fetched: StandingsView) -> tuple[StandingsView, list[str]]:

@@ -72,8 +72,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
     CSS_PATH = "board.tcss"
     TITLE = "La Belle Lucie race"
     BINDINGS = [  # noqa: RUF012 (Textual's class attribute)
-        # Ctrl-C too: the move line would take it as "copy", and do nothing
-        Binding("ctrl+q,ctrl+c", "leave", "resign and quit", priority=True),
+        Binding("ctrl+q,ctrl+c", "leave", "resign and quit", priority=True),  # not "copy"
     ]
 
     def __init__(self, seat: Seat, *, reconnect_give_up_s: float = 120.0,

@@ -280,3 +280,46 @@ def test_the_printed_join_line_names_a_server_that_is_not_the_default(
             return (await client.get_room(seats[0][1])).code
 
     assert args.code == asyncio.run(room_code())
+
+
+def test_quitting_a_rematch_room_reports_that_room_not_the_last_race(
+        lucie_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: a race over, r (the rematch room opens), q before it starts: the
+    last thing printed was "Room OLD · final results"; now a line about the
+    rematch room, the room the board was in, comes after it."""
+    codes: list[str] = []
+
+    async def made() -> tuple[str, str, str, str]:
+        async with LucieClient(lucie_server) as client:
+            room = await client.create_room(deal=2, countdown_s=0, visibility="private")
+            bob = await client.join(room.room.id, "bob")
+            return room.room.code, room.host_token, bob.racer.id, bob.token
+
+    code, host, bob, bob_token = asyncio.run(made())
+
+    async def race_then_rematch(self: RaceApp, *args: object, **kwargs: object) -> int:
+        async with LucieClient(self.seat.url) as client:
+            if not codes:  # the race: over; then r on the results
+                await client.start(code, host)
+                await client.resign(code, bob, bob_token)
+                assert self.seat.racer and self.seat.token
+                await client.resign(code, self.seat.racer, self.seat.token)
+                self.room = await client.get_room(code)
+                self.standings = (await client.standings(code)).standings
+                seat = await client.rematch(code, self.seat.token)
+                self.next_seat = type(self.seat)(self.seat.url, seat.room.id, seat.racer.id,
+                                                 seat.token, seat.host_token)
+            else:  # the rematch room's board: q before its start
+                self.room = await client.get_room(self.seat.room)
+            codes.append(self.room.code)
+        return 0
+
+    monkeypatch.setattr(RaceApp, "run_async", race_then_rematch)
+    monkeypatch.setenv("LUCIE_CONFIG_DIR", str(tmp_path))
+    assert main(["join", code, "--name", "ann", "--anonymous", "--server", lucie_server]) == 0
+    out = capsys.readouterr().out
+    assert codes[0] == code and len(codes) == 2
+    assert f"Room {code} · final results" in out
+    last = out[out.index(f"Room {code} · final results"):]
+    assert f"Room {codes[1]}: no results: you left before its race started" in last
