@@ -332,12 +332,6 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         if self.seat.racer is None:
             self._watch_note(delay_note(game.delay_ms))
 
-    def _watch_note(self, note: str) -> None:
-        """Tell a spectator, once per change, how the watched board is shown."""
-        if note and note != self.watch_note:
-            self.say(note, "refused" if "hidden" in note else "ok")
-        self.watch_note = note
-
     async def _refresh_delayed(self) -> None:
         """A spectator's board during the race lags the race clock: follow it
         every few seconds, not only when the watched racer moves."""

@@ -30,10 +30,16 @@ if TYPE_CHECKING:
     from ..api import GameView, RoomView
     from ..views import RulesView
 
-__all__ = ["HELP", "Controls", "help_line", "move_examples", "quit_question", "ready_refusal"]
+__all__ = ["HELP", "SPECTATOR_MOVE", "Controls", "help_line", "move_examples", "quit_question",
+           "ready_refusal"]
 
 HELP = "3f · 3 7 · r redeal · u undo · a autoplay · m 5H f merci · q quit"
 """The move notation and commands, as the input line's placeholder shows them."""
+
+
+SPECTATOR_MOVE = ("spectators cannot move; you are watching: w NAME and Enter watch "
+                  "that racer's board, q quits")
+"""What a spectator's typed move (or any text the board does not know) gets."""
 
 
 def help_line(rules: RulesView | None, *, host: bool = False) -> str:
@@ -134,6 +140,8 @@ class Controls:
             await self.conn.ready(low == "ready")
             self.say("ready: the race starts when every racer is ready" if low == "ready"
                      else "not ready", "ok")
+        elif self.seat.racer is None:
+            self.say(SPECTATOR_MOVE, "refused")
         else:
             try:
                 move = parse_move(text)
@@ -277,7 +285,7 @@ class Controls:
     # moves ------------------------------------------------------------------
     def _send(self: Board, text: str) -> None:
         if self.seat.racer is None:
-            self.say("you are watching; spectators cannot move", "refused")
+            self.say(SPECTATOR_MOVE, "refused")
             return
         if self.game is None:
             self.say("the race has not started yet", "refused")

@@ -16,19 +16,36 @@ from .model import fmt_clock, points, rank_racers
 from .state import Board
 from .widgets import FanView
 
-__all__ = ["Rendering"]
+__all__ = ["ERROR_HOLD_S", "Rendering"]
+
+
+ERROR_HOLD_S = 5.0
+"""How long an error (``refused``) stays in the message line against the
+spectator's delay note (a command's answer replaces it at once)."""
 
 
 class Rendering:
     """Drawing the race board (a mixin of ``RaceApp``; see the module docstring)."""
 
     _fans_key: tuple[tuple[str, ...], ...] | None
+    error_until = 0.0
+    """Until when (monotonic) the message line's error is kept from the delay note."""
 
     def say(self: Board, text: str, kind: str = "") -> None:
         """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain)."""
         msg = self.w_message
         msg.set_classes(kind)
         msg.update(text)
+        self.error_until = time.monotonic() + ERROR_HOLD_S if kind == "refused" else 0.0
+
+    def _watch_note(self: Board, note: str) -> None:
+        """Tell a spectator, once per change, how the watched board is shown; not
+        over an error said less than :data:`ERROR_HOLD_S` ago (it comes after)."""
+        if time.monotonic() < self.error_until:
+            return
+        if note and note != self.watch_note:
+            self.say(note, "refused" if "hidden" in note else "ok")
+        self.watch_note = note
 
     def _clock_ms(self: Board) -> int | None:
         if self.clock_base is None:

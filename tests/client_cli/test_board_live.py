@@ -289,6 +289,27 @@ async def test_room_gone_and_watching(lucie_server: str) -> None:
                     or "not started" in text_of(watcher, "#message"), what="spectator refusal")
 
 
+async def test_a_spectators_error_stays_readable_and_a_move_is_answered(
+        lucie_server: str) -> None:
+    """The trial: while watching, ``w nobody``'s error was replaced within a second
+    by the "N s behind the race" note (it changes every second in the first
+    minute), and a typed move seemed to get no answer at all."""
+    room, host, (_ann,) = await _room(lucie_server, "ann", countdown_s=0)
+    watcher = RaceApp(Seat(lucie_server, room))
+    async with LucieClient(lucie_server) as client, watcher.run_test(size=SIZE) as pilot:
+        await until(lambda: watcher.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: "behind the race" in text_of(watcher, "#message"), what="delay note")
+        for typed, said in (("w nobody", "no racer 'nobody' (racers: ann)"),
+                            ("3f", "spectators cannot move; "), ("zz", "spectators cannot move")):
+            await pilot.press(*keys(typed), "enter")
+            await until(lambda said=said: said in text_of(watcher, "#message"), what=typed)
+            await asyncio.sleep(2.5)  # the note's next refresh (every 2 s) keeps it
+            assert said in text_of(watcher, "#message"), typed
+        await pilot.press(*keys("w ann"), "enter")  # the next command replaces it
+        await until(lambda: "watching ann" in text_of(watcher, "#message"), what="w ann")
+
+
 async def test_merci_by_mouse_on_a_buried_card(lucie_server: str) -> None:
     async with LucieClient(lucie_server) as client:
         for deal_number in range(1, 20):  # the first deal whose third layout offers a merci
