@@ -12,7 +12,7 @@ import time
 
 from ..api import RoomView
 from ..common import lucie_command_for, room_link
-from .model import fmt_clock, points, rank_racers
+from .model import fmt_clock, points, rank_racers, status_text
 from .state import Board
 from .widgets import FanView
 
@@ -124,10 +124,11 @@ class Rendering:
         elif self.game is not None and self.game.status != "playing" \
                 and self.game.racer != self.seat.racer:  # watching someone else
             who = self.racers[self.game.racer].name if self.game.racer in self.racers else "—"
-            text = f"{who}: {self.game.status.replace('_', ' ')}."
+            text = f"{who}: {status_text(self.game.status)}."
         elif self.game is not None and self.game.status != "playing":
             text = {"won": "You won the deal!", "stuck": "Stuck: undo (u) or resign (q)."}.get(
-                self.game.status, f"Your race is over ({self.game.status}); waiting for others.")
+                self.game.status,
+                f"Your race is over ({status_text(self.game.status)}); waiting for others.")
         self.w_banner.update(text)
 
     def _render_board(self: Board) -> None:

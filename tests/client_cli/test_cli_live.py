@@ -66,9 +66,19 @@ def test_rooms_results_replay_and_bots(lucie_server: str,
         async with LucieClient(lucie_server) as client:
             return (await client.create_room(deal=4, visibility="public")).room.code
 
+    async def waiting_room_with_bots() -> str:
+        async with LucieClient(lucie_server) as client:
+            made = await client.create_room(deal=4, visibility="private", bots=1)
+            await client.join(made.room.id, "ann")
+            return made.room.code
+
     waiting = asyncio.run(waiting_room())
     rc, out, _ = _lucie(capsys, lucie_server, "rooms")
     assert rc == 0 and waiting in out
+    rc, out, _ = _lucie(capsys, lucie_server, "results", asyncio.run(waiting_room_with_bots()))
+    statuses = {line.split("│")[2].strip(): line.split("│")[6].strip()
+                for line in out.splitlines() if line.count("│") >= 7}
+    assert rc == 0 and statuses == {"bot-Ada": "ready", "ann": "waiting"}  # as the board says
 
     code, game = asyncio.run(_race_with_bots(lucie_server))
     first = play_moves(game)[0]
