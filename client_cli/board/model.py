@@ -13,6 +13,7 @@ from ..api import RacerView, StandingView
 
 __all__ = [
     "FINAL_STATUSES",
+    "GHOST_MARK",
     "apply_progress",
     "delay_note",
     "fmt_clock",
@@ -28,6 +29,10 @@ __all__ = [
 
 FINAL_STATUSES = frozenset({"won", "resigned", "timed_out", "left"})
 """Racer statuses that end a racer's game (``stuck`` may still undo)."""
+
+GHOST_MARK = "👻 "
+"""How a ghost racer's name starts (docs/replay.md, "Ghost races"): its room has
+no host at a board; the race starts when every racer is ready."""
 
 
 def status_text(status: str, *, ready: bool = False) -> str:

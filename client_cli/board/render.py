@@ -12,7 +12,7 @@ import time
 
 from ..api import RoomView
 from ..common import lucie_command_for, room_link
-from .model import fmt_clock, points, rank_racers, status_text
+from .model import GHOST_MARK, fmt_clock, points, rank_racers, status_text
 from .state import Board
 from .widgets import FanView
 
@@ -109,6 +109,9 @@ class Rendering:
         elif room.state == "waiting":
             if self.seat.host_token:
                 who = "type s and Enter to start"
+            elif self.seat.racer and any(r.name.startswith(GHOST_MARK)
+                                         for r in self.racers.values()):
+                who = "type ready and Enter to race: the ghost gets ready with you"
             elif self.seat.racer:
                 who = "waiting for the host (or type ready and Enter)"
             else:

@@ -19,12 +19,13 @@ import pytest
 from client_cli import play_cmd
 from client_cli.api import ApiError, GameView, LucieClient, RacerView
 from client_cli.board.app import RaceApp
+from client_cli.board.state import Seat
 from client_cli.bot import run_bot
 from client_cli.cli import build_parser, main
 from client_cli.play_cmd import join_room
 from client_cli.play_report import wait_for_race_over
 
-from .helpers import play_moves
+from .helpers import play_moves, until
 
 
 def _lucie(capsys: pytest.CaptureFixture[str], url: str, *argv: str) -> tuple[int, str, str]:
@@ -333,3 +334,41 @@ def test_quitting_a_rematch_room_reports_that_room_not_the_last_race(
     assert f"Room {code} · final results" in out
     last = out[out.index(f"Room {code} · final results"):]
     assert f"Room {codes[1]}: no results: you left before its race started" in last
+
+
+def test_a_ghost_room_says_how_to_race_it(lucie_server: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: ``lucie ghost ROOM RACER`` printed ``host token: …`` with no word
+    of what it is for, and the ghost room's board said "waiting for the host"
+    though no host comes: the output says what to do next, the board to type
+    ready (the ghost gets ready with the racer)."""
+    async def raced() -> str:
+        async with LucieClient(lucie_server) as client:
+            made = await client.create_room(deal=2, countdown_s=0, visibility="private")
+            ann = await client.join(made.room.id, "ann")
+            await client.start(made.room.id, made.host_token)
+            game = await client.game(made.room.id, ann.racer.id, ann.token)
+            await client.move(made.room.id, ann.racer.id, ann.token, play_moves(game)[0],
+                              game.version)
+            await client.resign(made.room.id, ann.racer.id, ann.token)
+            return made.room.code
+
+    rc, out, err = _lucie(capsys, lucie_server, "ghost", asyncio.run(raced()), "ann")
+    assert rc == 0, err
+    text = " ".join(out.split())
+    code = re.search(r"Ghost room (\w+)", text)
+    assert code is not None
+    assert f"play --code {code[1]} --server {lucie_server} then type ready and Enter" in text
+    assert "the ghost gets ready with you" in text
+    assert re.search(r"host token \(not needed to race[^)]*\): \S+", text), text
+
+    async def board_line() -> str:
+        async with LucieClient(lucie_server) as client:
+            bob = await client.join(code[1], "bob")
+        app = RaceApp(Seat(lucie_server, code[1], bob.racer.id, bob.token))
+        async with app.run_test(size=(110, 40)):
+            await until(lambda: "Room code" in str(app.w_banner.render()), what="banner")
+            return str(app.w_banner.render())
+
+    line = asyncio.run(board_line())
+    assert "waiting for the host" not in line and "type ready and Enter" in line
