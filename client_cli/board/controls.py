@@ -64,12 +64,14 @@ def help_line(rules: RulesView | None, *, host: bool = False) -> str:
 
 
 def move_examples(rules: RulesView | None) -> str:
-    """Example moves for the "not a move" hint, as the room's rules allow them."""
+    """Example moves for the "not a move" hint, as the room's rules allow them,
+    written as the key bar (:func:`help_line`) writes them (``3 7``; the
+    parser takes ``3-7`` too)."""
     if rules is None:
-        return "3f, 3-7, r, u, a"
-    parts = ["3f", "3-7"]
+        return "3f, 3 7, r, u, a"
+    parts = ["3f", "3 7"]
     if rules.cells:
-        parts += ["3c", "c2f", "c2-7"]
+        parts += ["3c", "c2f", "c2 7"]
     if rules.redeals:
         parts.append("r")
     if rules.merci:

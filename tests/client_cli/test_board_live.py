@@ -18,6 +18,7 @@ from client_cli.board.screens import ConfirmScreen, ResultsScreen
 from client_cli.board.state import Seat
 from client_cli.board.widgets import FanView, OpponentsPanel
 from client_cli.views import RulesView
+from server.rules import parse_move
 
 from .conftest import Proxy
 from .helpers import keys, non_legal_build, play_moves, until
@@ -408,7 +409,7 @@ async def test_joiner_and_spectator_see_only_what_they_can_do(lucie_server: str)
         await pilot.press(*keys("zz"), "enter")
         await until(lambda: "not a move" in text_of(app, "#message"), what="not a move")
         message = text_of(app, "#message")
-        assert "3f, 3-7" in message and "3c" not in message and "c2f" not in message
+        assert "3f, 3 7" in message and "3c" not in message and "c2f" not in message
 
 
 def test_the_key_bar_and_hints_follow_the_rules_and_the_seat() -> None:
@@ -417,4 +418,18 @@ def test_the_key_bar_and_hints_follow_the_rules_and_the_seat() -> None:
     assert "s start" not in help_line(plain)
     assert "3c" not in help_line(plain) and "3c" in help_line(cells)
     assert "m 5H f" in help_line(cells) and "u undo" not in help_line(cells)
-    assert "c2-7" not in move_examples(plain) and "c2-7" in move_examples(cells)
+    assert "c2 7" not in move_examples(plain) and "c2 7" in move_examples(cells)
+
+
+def test_the_bad_move_hint_writes_moves_as_the_key_bar_does() -> None:
+    """The trial: the hint said "(try 3f, 3-7, r, u, a)" under a key bar that says
+    ``3 7``: every example is written as the key bar writes it (the parser
+    takes both), and parses."""
+    for rules in (None, RulesView(), RulesView(cells=2, merci=True, undo=False)):
+        bar = help_line(rules).split(" · ")
+        for example in move_examples(rules).split(", "):
+            parse_move(example)
+            assert "-" not in example, example
+            assert any(part.split(" ")[0] == example.split(" ")[0] for part in bar) \
+                or example.startswith("c2 "), (example, bar)
+        assert "3 7" in bar and "3 7" in move_examples(rules).split(", ")
