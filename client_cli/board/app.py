@@ -89,6 +89,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         self.conn = RoomConnection(seat.url, seat.room, seat.token,
                                    give_up_after=reconnect_give_up_s)
         self.room: RoomView | None = None
+        self.host_deal: int | None = None  # the deal, told the host before the start
         self.racers: dict[str, RacerView] = {}
         self.game: GameView | None = None
         self.watched: str | None = seat.racer
@@ -216,6 +217,10 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
                 await self._refresh_game()
             if isinstance(msg, Welcome):
                 self.connection_note = "live"
+                if msg.room.deal_number is None and self.seat.host_token:
+                    with contextlib.suppress(ApiError):
+                        self.host_deal = (await self.client.get_room(
+                            self.seat.room, self.seat.host_token)).deal_number
         elif isinstance(msg, RoomEvent):
             await self._on_event(msg)
         elif isinstance(msg, ConnectionState):

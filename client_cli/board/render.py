@@ -73,9 +73,9 @@ class Rendering:
         if room is None:
             self.w_status.update(f"{self.seat.room} · {self.connection_note}")
             return
-        parts = [f"room {room.code}", f"deal {room.deal_number or '?'}", room.rules.name
-                 or room.rules.variant, f"{fmt_clock(self._clock_ms())} / "
-                 f"{fmt_clock(room.time_limit_ms)}"]
+        deal = room.deal_number or self.host_deal or "?"  # the host knows it before the start
+        parts = [f"room {room.code}", f"deal {deal}", room.rules.name or room.rules.variant,
+                 f"{fmt_clock(self._clock_ms())} / {fmt_clock(room.time_limit_ms)}"]
         if self.seat.racer:
             ranked = [r.id for r in rank_racers(self.racers.values())]
             if self.seat.racer in ranked:

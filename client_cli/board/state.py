@@ -49,6 +49,7 @@ class Board(Protocol):
     seat: Seat
     game: GameView | None
     room: RoomView | None
+    host_deal: int | None
     racers: dict[str, RacerView]
     standings: list[StandingView] | None
     conn: RoomConnection

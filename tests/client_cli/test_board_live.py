@@ -125,6 +125,21 @@ async def test_the_waiting_line_shows_the_browser_link(lucie_server: str,
         assert f"join{app.room.code}--serve" in flat and f"{lucie_server}," in flat
 
 
+async def test_the_host_sees_the_deal_they_chose_before_the_start(lucie_server: str) -> None:
+    """The trial: ``lucie play --deal 5`` showed "deal ?" until the start. The
+    server tells the deal before the start to the host only (docs/protocol.md,
+    "Fair play"): the host's board shows it, a joiner's still does not."""
+    room, host, (ann, bob) = await _room(lucie_server, "ann", "bob")
+    for seat, shown in ((Seat(lucie_server, room, ann.racer.id, ann.token, host), f"deal {DEAL}"),
+                        (Seat(lucie_server, room, bob.racer.id, bob.token), "deal ?")):
+        app = RaceApp(seat)
+        async with app.run_test(size=SIZE):
+            await until(lambda app=app: app.room is not None, what="welcome")
+            await until(lambda app=app, shown=shown: shown in text_of(app, "#status"), what=shown)
+    async with LucieClient(lucie_server) as client:
+        assert (await client.get_room(room)).deal_number is None  # others: still hidden
+
+
 async def test_reconnects_after_the_socket_drops(lucie_server: str, proxy: Proxy) -> None:
     room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
     app = RaceApp(Seat(proxy.url, room, ann.racer.id, ann.token, host))
