@@ -6,6 +6,7 @@ import argparse
 import asyncio
 
 from .api import LucieClient
+from .board.model import status_text
 from .bot import BotResult, bot_name, run_bot
 from .common import (
     Subparsers,
@@ -52,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
             *(run_bot(url, args.code, n, think_s=args.think, seed=i, on_joined=joined)
               for i, n in enumerate(names))))
         print_table("Bots", ["name", "status", "cards", "moves"],
-                    [(n, r.status, str(r.foundation_cards), str(r.moves))
+                    [(n, status_text(r.status), str(r.foundation_cards), str(r.moves))
                      for n, r in zip(names, results, strict=True)])
         return 0
     return run_command("bot", body)

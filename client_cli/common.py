@@ -9,8 +9,9 @@ import contextlib
 import os
 import shlex
 import shutil
+import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
@@ -24,8 +25,8 @@ from .api import DEFAULT_SERVER, ApiError, server_url
 
 __all__ = ["Subparsers", "add_server_arg", "chart_width", "compact_width", "console",
            "detach_std_streams", "doc_help", "int_in", "lucie_command", "lucie_command_for",
-           "non_negative_float",
-           "non_negative_int", "positive_float", "positive_int", "print_chart", "print_table",
+           "non_negative_float", "non_negative_int", "on_hangup", "positive_float",
+           "positive_int", "print_chart", "print_table",
            "resolved_server", "room_link", "run_command", "say", "server_commands",
            "start_server_hint"]
 
@@ -136,6 +137,22 @@ def detach_std_streams() -> None:
     for stream in (sys.stdout, sys.stderr):  # what was left for the dead terminal
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
+
+
+@contextlib.contextmanager
+def on_hangup(callback: Callable[[], None]) -> Iterator[None]:
+    """Call ``callback`` on SIGHUP (the terminal went away) instead of dying:
+    the racer resigns and the embedded server is stopped, as on quitting."""
+    loop = asyncio.get_running_loop()
+    hup = getattr(signal, "SIGHUP", None)
+    if hup is None:  # Windows
+        yield
+        return
+    loop.add_signal_handler(hup, callback)
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(hup)
 
 
 def room_link(url: str, code: str) -> str:

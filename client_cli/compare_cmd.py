@@ -19,6 +19,7 @@ from typing import Any
 import plotext as plt
 
 from .api import ApiError, LucieClient
+from .board.model import status_text
 from .common import (
     Subparsers,
     add_server_arg,
@@ -95,7 +96,7 @@ def comparison_rows(c: dict[str, Any]) -> list[tuple[str, str, str]]:
 
     return [
         ("racer", a["name"] or "A", b["name"] or "B"),
-        row("status", "status"),
+        row("status", "status", status_text),
         row("foundation cards", "foundation_cards"),
         row("reach time", "reach_time_ms", fmt_time),
         row("moves", "moves"),

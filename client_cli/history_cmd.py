@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .api import ApiError, LucieClient
-from .board.model import fmt_clock
+from .board.model import fmt_clock, status_text
 from .common import (
     Subparsers,
     add_server_arg,
@@ -71,7 +71,7 @@ def race_rows(races: list[dict[str, Any]], *, narrow: bool = False) -> list[tupl
         row = [fmt_when(r["ended_at_ms"], short=True), r["room_code"],
                short_variant(r["variant"]) if narrow else r["variant"],
                str(r["deal_number"]), f"{r['rank']}/{r['racers']}",
-               str(r["foundation_cards"]), fmt_clock(r["reach_time_ms"]), r["status"],
+               str(r["foundation_cards"]), fmt_clock(r["reach_time_ms"]), status_text(r["status"]),
                str(r["points"]) if r["ranked"] else "-" if narrow else "unranked"]
         if narrow:
             del row[RACE_COLUMNS.index("reached")]

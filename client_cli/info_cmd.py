@@ -6,7 +6,7 @@ import argparse
 import json
 
 from .api import ApiError, LucieClient, RoomView
-from .board.model import fmt_clock, standing_rows
+from .board.model import fmt_clock, standing_rows, status_text
 from .common import (
     Subparsers,
     add_server_arg,
@@ -57,7 +57,7 @@ def _results(args: argparse.Namespace) -> int:
         title = f"Room {room.code} · deal {deal} · " + (
             "final results" if st.final else f"standings so far ({room.state})")
         print_table(title, ["rank", "name", "cards", "reached", "moves", "status", "points"],
-                    standing_rows(st.standings))
+                    standing_rows(st.standings, {r.id for r in room.racers if r.ready}))
         return 0
     return run_command("results", body)
 
@@ -78,8 +78,8 @@ def _replay(args: argparse.Namespace) -> int:
         rows = [(str(m.version), fmt_clock(m.race_clock_ms), m.move) for m in rep.moves]
         print_table("Moves", ["#", "clock", "move"], rows)
         if rep.result is not None:
-            console.print(f"result: {rep.result.status}, {rep.result.foundation_cards} cards, "
-                          f"{rep.result.moves} moves")
+            console.print(f"result: {status_text(rep.result.status)}, "
+                          f"{rep.result.foundation_cards} cards, {rep.result.moves} moves")
         console.print(f"redeal key: {rep.redeal_key or '(revealed when the race is over)'}")
         return 0
     return run_command("replay", body)

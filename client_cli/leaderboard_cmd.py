@@ -70,10 +70,11 @@ def _rating_board(args: argparse.Namespace) -> int:
 def _leaderboard(args: argparse.Namespace) -> int:
     if args.rating:
         return _rating_board(args)
+    url = resolved_server(args)
 
     async def body() -> int:
         kind = "all-time" if args.all_time else "daily"
-        async with LucieClient(resolved_server(args)) as client:
+        async with LucieClient(url) as client:
             board = await client.leaderboard(args.variant, kind, args.date, args.limit)
             deal = await client.daily(args.variant, board["date"]) if kind == "daily" else None
         if kind == "daily":
@@ -86,7 +87,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
                     leaderboard_rows(board))
         return 0
 
-    return run_command("leaderboard", body)
+    return run_player_command("leaderboard", url, body)
 
 
 def _daily(args: argparse.Namespace) -> int:

@@ -6,9 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import getpass
-import signal
 import sys
-from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from server.rules import DEFAULT_VARIANT, VARIANTS
@@ -23,6 +21,7 @@ from .common import (
     lucie_command_for,
     non_negative_float,
     non_negative_int,
+    on_hangup,
     positive_int,
     resolved_server,
     room_link,
@@ -148,7 +147,7 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
         bots.append(asyncio.create_task(_start_later(url, room.id, host_token, args.start_in)))
     while True:
         app = RaceApp(seat, hosts_server=hosting, own_bots=own_bots)
-        with _on_hangup(app.lose_terminal):
+        with on_hangup(app.lose_terminal):
             status = await _run_board(app, url, seat, seat.room, seat.host_token, bots,
                                       hosting=hosting)
         if app.next_seat is None or app.terminal_gone:
@@ -161,22 +160,6 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
             # this process's bots take seats too (by name: their old tokens were the bots')
             bots = [asyncio.create_task(_quiet_bot(url, seat.room, name, think))
                     for name in sorted(own_bots)]
-
-
-@contextlib.contextmanager
-def _on_hangup(callback: Callable[[], None]) -> Iterator[None]:
-    """Call ``callback`` on SIGHUP (the terminal went away) instead of dying:
-    the racer resigns and the embedded server is stopped, as on quitting."""
-    loop = asyncio.get_running_loop()
-    hup = getattr(signal, "SIGHUP", None)
-    if hup is None:  # Windows
-        yield
-        return
-    loop.add_signal_handler(hup, callback)
-    try:
-        yield
-    finally:
-        loop.remove_signal_handler(hup)
 
 
 async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_token: str | None,
@@ -206,7 +189,8 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
             fetch_failed = True
     code = app.room.code if app.room else seat.room
     fetched, racing = resigning_with_the_server(fetched) if hosting and fetched else (fetched, [])
-    exit_report(code, app.standings, fetched, fetch_failed, list(app.racers.values()))
+    exit_report(code, app.standings, fetched, fetch_failed, list(app.racers.values()),
+                waiting=app.room is not None and app.room.state == "waiting")
     if racing:  # the room's bots, which stop with the server
         print(f"The local server stops now: {', '.join(racing)} resign"
               f"{'s' if len(racing) == 1 else ''}.", flush=True)

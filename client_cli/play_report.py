@@ -14,7 +14,7 @@ __all__ = ["exit_report", "resigning_with_the_server", "standings_of", "wait_for
 
 
 def exit_report(code: str, received: list[StandingView] | None, fetched: StandingsView | None,
-                fetch_failed: bool, racers: list[RacerView]) -> None:
+                fetch_failed: bool, racers: list[RacerView], *, waiting: bool = False) -> None:
     """Print the standings once the board closed.
 
     ``received``: the final standings of the board's ``race_over`` event
@@ -22,6 +22,8 @@ def exit_report(code: str, received: list[StandingView] | None, fetched: Standin
     otherwise ``fetched`` (what the server answered); when that request
     failed (the host's server stops once the race is over), one line says
     so, followed by the board's last known standings of ``racers``.
+    ``waiting``: the board closed before the room's race started (a rematch
+    room, say): one line says so, after the previous room's results.
     """
     columns = ["rank", "name", "cards", "reached", "moves", "status", "points"]
     if received:
@@ -41,6 +43,8 @@ def exit_report(code: str, received: list[StandingView] | None, fetched: Standin
         print(f"Room {code}: the server is gone; last known standings:", flush=True)
         print_table(f"Room {code} · last known standings (points unknown)", columns,
                     [(*row[:-1], "–") for row in standing_rows(known)])
+    elif waiting:
+        print(f"Room {code}: no results: you left before its race started.", flush=True)
 
 
 def resigning_with_the_server(fetched: StandingsView) -> tuple[StandingsView, list[str]]:
@@ -69,8 +73,9 @@ async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0,
 
     Says once, on stdout, who is still racing and that Ctrl-C stops the
     server now: the caller hosts the server the other racers depend on.
-    ``ignore``: the room's own bots, which stop with that server (the server's
-    bots resign when it stops; a process's bots when it stops them).
+    The server's bots (``bot``) are not waited for: they resign when it stops.
+    ``ignore``: names of other bots that stop with it (a process's bots, when
+    it stops them).
     """
     async with LucieClient(url) as client:
         announced = False
@@ -78,9 +83,9 @@ async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0,
             info = await client.get_room(room)
             if info.state not in ("countdown", "racing"):
                 break
-            racing = [r.name for r in info.racers if r.status not in FINAL_STATUSES]
-            still = [name for name in racing if name not in ignore]
-            if racing and not still:  # only the room's bots race on
+            racing = [r for r in info.racers if r.status not in FINAL_STATUSES]
+            still = [r.name for r in racing if not r.bot and r.name not in ignore]
+            if racing and not still:  # only bots race on
                 break
             if still and not announced:
                 announced = True

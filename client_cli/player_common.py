@@ -1,7 +1,7 @@
 """What the player commands share: errors in words, the player a race joins as.
 
-``lucie me``, ``lucie history``, ``lucie h2h``, ``lucie forget-me`` and the
-rating board print every error code of the players routes in words
+``lucie me``, ``lucie history``, ``lucie h2h``, ``lucie forget-me`` and
+``lucie leaderboard`` (every board) print every error code of the players routes in words
 (:func:`player_error_words`), and, as ``lucie play`` does, start the embedded
 server for the command when nothing listens at a local URL (players and races
 live in the server's archive, a database on disk: what the command does

@@ -151,9 +151,10 @@ class LucieClient:
             raise error_for(200, data)
         return [parse(RoomView, r) for r in rooms]
 
-    async def get_room(self, room: str) -> RoomView:
-        """One room by id or code."""
-        return parse(RoomView, await self._call("GET", f"/rooms/{room}"))
+    async def get_room(self, room: str, token: str | None = None) -> RoomView:
+        """One room by id or code; with its host token, the deal number before the
+        start too (docs/protocol.md, "Fair play")."""
+        return parse(RoomView, await self._call("GET", f"/rooms/{room}", token=token))
 
     async def start(self, room: str, host_token: str) -> RoomView:
         """Start the countdown (host only)."""

@@ -91,6 +91,9 @@ class RacerView(_View):
     final: bool = False
     player: str | None = None
     """The player id the racer races as (``None``: anonymous, or a computer racer)."""
+    bot: bool = False
+    """A computer racer run by the server (room option ``bots``, a quick race's
+    fill-ins): it stops with the server, resigning."""
 
 
 class RoomLink(_View):

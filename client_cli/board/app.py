@@ -72,7 +72,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
     CSS_PATH = "board.tcss"
     TITLE = "La Belle Lucie race"
     BINDINGS = [  # noqa: RUF012 (Textual's class attribute)
-        Binding("ctrl+q", "leave", "resign and quit", priority=True),
+        Binding("ctrl+q,ctrl+c", "leave", "resign and quit", priority=True),  # not "copy"
     ]
 
     def __init__(self, seat: Seat, *, reconnect_give_up_s: float = 120.0,
@@ -89,6 +89,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         self.conn = RoomConnection(seat.url, seat.room, seat.token,
                                    give_up_after=reconnect_give_up_s)
         self.room: RoomView | None = None
+        self.host_deal: int | None = None  # the deal, told the host before the start
         self.racers: dict[str, RacerView] = {}
         self.game: GameView | None = None
         self.watched: str | None = seat.racer
@@ -216,6 +217,10 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
                 await self._refresh_game()
             if isinstance(msg, Welcome):
                 self.connection_note = "live"
+                if msg.room.deal_number is None and self.seat.host_token:
+                    with contextlib.suppress(ApiError):
+                        self.host_deal = (await self.client.get_room(
+                            self.seat.room, self.seat.host_token)).deal_number
         elif isinstance(msg, RoomEvent):
             await self._on_event(msg)
         elif isinstance(msg, ConnectionState):
@@ -331,12 +336,6 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         self._set_game(game)
         if self.seat.racer is None:
             self._watch_note(delay_note(game.delay_ms))
-
-    def _watch_note(self, note: str) -> None:
-        """Tell a spectator, once per change, how the watched board is shown."""
-        if note and note != self.watch_note:
-            self.say(note, "refused" if "hidden" in note else "ok")
-        self.watch_note = note
 
     async def _refresh_delayed(self) -> None:
         """A spectator's board during the race lags the race clock: follow it

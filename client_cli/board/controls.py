@@ -30,10 +30,16 @@ if TYPE_CHECKING:
     from ..api import GameView, RoomView
     from ..views import RulesView
 
-__all__ = ["HELP", "Controls", "help_line", "move_examples", "quit_question", "ready_refusal"]
+__all__ = ["HELP", "SPECTATOR_MOVE", "Controls", "help_line", "move_examples", "quit_question",
+           "ready_refusal"]
 
 HELP = "3f · 3 7 · r redeal · u undo · a autoplay · m 5H f merci · q quit"
 """The move notation and commands, as the input line's placeholder shows them."""
+
+
+SPECTATOR_MOVE = ("spectators cannot move; you are watching: w NAME and Enter watch "
+                  "that racer's board, q quits")
+"""What a spectator's typed move (or any text the board does not know) gets."""
 
 
 def help_line(rules: RulesView | None, *, host: bool = False) -> str:
@@ -58,12 +64,14 @@ def help_line(rules: RulesView | None, *, host: bool = False) -> str:
 
 
 def move_examples(rules: RulesView | None) -> str:
-    """Example moves for the "not a move" hint, as the room's rules allow them."""
+    """Example moves for the "not a move" hint, as the room's rules allow them,
+    written as the key bar (:func:`help_line`) writes them (``3 7``; the
+    parser takes ``3-7`` too)."""
     if rules is None:
-        return "3f, 3-7, r, u, a"
-    parts = ["3f", "3-7"]
+        return "3f, 3 7, r, u, a"
+    parts = ["3f", "3 7"]
     if rules.cells:
-        parts += ["3c", "c2f", "c2-7"]
+        parts += ["3c", "c2f", "c2 7"]
     if rules.redeals:
         parts.append("r")
     if rules.merci:
@@ -134,6 +142,8 @@ class Controls:
             await self.conn.ready(low == "ready")
             self.say("ready: the race starts when every racer is ready" if low == "ready"
                      else "not ready", "ok")
+        elif self.seat.racer is None:
+            self.say(SPECTATOR_MOVE, "refused")
         else:
             try:
                 move = parse_move(text)
@@ -168,13 +178,15 @@ class Controls:
         self._render_all()
 
     def action_leave(self: Board) -> None:
-        """Ctrl+Q: the same as typing ``q``."""
-        self._ask_quit()
+        """Ctrl+Q or Ctrl+C: the same as typing ``q`` (once the question is up, nothing)."""
+        if not isinstance(self.screen, ConfirmScreen):
+            self._ask_quit()
 
     def _others_racing(self: Board) -> int:
-        """Other racers (not the bots this command brought) whose race is not over yet."""
+        """Other racers (not the server's bots, nor those this command brought) whose
+        race is not over yet: the bots stop with the server."""
         return sum(1 for r in self.racers.values()
-                   if r.id != self.seat.racer and r.name not in self.own_bots
+                   if r.id != self.seat.racer and not r.bot and r.name not in self.own_bots
                    and r.status not in FINAL_STATUSES)
 
     def _ask_quit(self: Board) -> None:
@@ -275,7 +287,7 @@ class Controls:
     # moves ------------------------------------------------------------------
     def _send(self: Board, text: str) -> None:
         if self.seat.racer is None:
-            self.say("you are watching; spectators cannot move", "refused")
+            self.say(SPECTATOR_MOVE, "refused")
             return
         if self.game is None:
             self.say("the race has not started yet", "refused")

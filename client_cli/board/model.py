@@ -6,13 +6,14 @@ Nothing here does I/O; the board widgets render what these return.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from ..api import RacerView, StandingView
 
 __all__ = [
     "FINAL_STATUSES",
+    "GHOST_MARK",
     "apply_progress",
     "delay_note",
     "fmt_clock",
@@ -22,11 +23,22 @@ __all__ = [
     "progress_bar",
     "rank_racers",
     "standing_rows",
+    "status_text",
     "targets_for",
 ]
 
 FINAL_STATUSES = frozenset({"won", "resigned", "timed_out", "left"})
 """Racer statuses that end a racer's game (``stuck`` may still undo)."""
+
+GHOST_MARK = "👻 "
+"""How a ghost racer's name starts (docs/replay.md, "Ghost races"): its room has
+no host at a board; the race starts when every racer is ready."""
+
+
+def status_text(status: str, *, ready: bool = False) -> str:
+    """A racer's status as every screen of the client shows it (the wire value
+    stays): ``timed_out`` → ``timed out``; a waiting racer who is ready: ``ready``."""
+    return "ready" if status == "waiting" and ready else status.replace("_", " ")
 
 _PLAY = re.compile(r"([0-9]+)(?:-([0-9]+)|(f))$")
 
@@ -99,10 +111,13 @@ def progress_bar(value: int, total: int, width: int = 12) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def standing_rows(standings: Iterable[StandingView]) -> list[tuple[str, ...]]:
-    """Rows for the results table: rank, name, cards, reach time, moves, status, points."""
+def standing_rows(standings: Iterable[StandingView],
+                  ready: Collection[str] = ()) -> list[tuple[str, ...]]:
+    """Rows for the results table: rank, name, cards, reach time, moves, status, points;
+    ``ready``: ids of the racers who are ready (a waiting room's)."""
     return [(str(s.rank), s.name, str(s.foundation_cards), fmt_clock(s.reach_time_ms),
-             str(s.moves), s.status, str(s.points)) for s in standings]
+             str(s.moves), status_text(s.status, ready=s.racer in ready), str(s.points))
+            for s in standings]
 
 
 def delay_note(delay_ms: int) -> str:

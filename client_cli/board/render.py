@@ -12,23 +12,40 @@ import time
 
 from ..api import RoomView
 from ..common import lucie_command_for, room_link
-from .model import fmt_clock, points, rank_racers
+from .model import GHOST_MARK, fmt_clock, points, rank_racers, status_text
 from .state import Board
 from .widgets import FanView
 
-__all__ = ["Rendering"]
+__all__ = ["ERROR_HOLD_S", "Rendering"]
+
+
+ERROR_HOLD_S = 5.0
+"""How long an error (``refused``) stays in the message line against the
+spectator's delay note (a command's answer replaces it at once)."""
 
 
 class Rendering:
     """Drawing the race board (a mixin of ``RaceApp``; see the module docstring)."""
 
     _fans_key: tuple[tuple[str, ...], ...] | None
+    error_until = 0.0
+    """Until when (monotonic) the message line's error is kept from the delay note."""
 
     def say(self: Board, text: str, kind: str = "") -> None:
         """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain)."""
         msg = self.w_message
         msg.set_classes(kind)
         msg.update(text)
+        self.error_until = time.monotonic() + ERROR_HOLD_S if kind == "refused" else 0.0
+
+    def _watch_note(self: Board, note: str) -> None:
+        """Tell a spectator, once per change, how the watched board is shown; not
+        over an error said less than :data:`ERROR_HOLD_S` ago (it comes after)."""
+        if time.monotonic() < self.error_until:
+            return
+        if note and note != self.watch_note:
+            self.say(note, "refused" if "hidden" in note else "ok")
+        self.watch_note = note
 
     def _clock_ms(self: Board) -> int | None:
         if self.clock_base is None:
@@ -56,9 +73,9 @@ class Rendering:
         if room is None:
             self.w_status.update(f"{self.seat.room} · {self.connection_note}")
             return
-        parts = [f"room {room.code}", f"deal {room.deal_number or '?'}", room.rules.name
-                 or room.rules.variant, f"{fmt_clock(self._clock_ms())} / "
-                 f"{fmt_clock(room.time_limit_ms)}"]
+        deal = room.deal_number or self.host_deal or "?"  # the host knows it before the start
+        parts = [f"room {room.code}", f"deal {deal}", room.rules.name or room.rules.variant,
+                 f"{fmt_clock(self._clock_ms())} / {fmt_clock(room.time_limit_ms)}"]
         if self.seat.racer:
             ranked = [r.id for r in rank_racers(self.racers.values())]
             if self.seat.racer in ranked:
@@ -92,6 +109,9 @@ class Rendering:
         elif room.state == "waiting":
             if self.seat.host_token:
                 who = "type s and Enter to start"
+            elif self.seat.racer and any(r.name.startswith(GHOST_MARK)
+                                         for r in self.racers.values()):
+                who = "type ready and Enter to race: the ghost gets ready with you"
             elif self.seat.racer:
                 who = "waiting for the host (or type ready and Enter)"
             else:
@@ -107,10 +127,11 @@ class Rendering:
         elif self.game is not None and self.game.status != "playing" \
                 and self.game.racer != self.seat.racer:  # watching someone else
             who = self.racers[self.game.racer].name if self.game.racer in self.racers else "—"
-            text = f"{who}: {self.game.status.replace('_', ' ')}."
+            text = f"{who}: {status_text(self.game.status)}."
         elif self.game is not None and self.game.status != "playing":
             text = {"won": "You won the deal!", "stuck": "Stuck: undo (u) or resign (q)."}.get(
-                self.game.status, f"Your race is over ({self.game.status}); waiting for others.")
+                self.game.status,
+                f"Your race is over ({status_text(self.game.status)}); waiting for others.")
         self.w_banner.update(text)
 
     def _render_board(self: Board) -> None:

@@ -49,6 +49,7 @@ class Board(Protocol):
     seat: Seat
     game: GameView | None
     room: RoomView | None
+    host_deal: int | None
     racers: dict[str, RacerView]
     standings: list[StandingView] | None
     conn: RoomConnection
@@ -64,6 +65,8 @@ class Board(Protocol):
     hosts_server: bool
     own_bots: frozenset[str]
     connection_note: str
+    watch_note: str
+    error_until: float
     countdown_until: float | None
     quick_until: float | None
     clock_base: tuple[int, float] | None
@@ -77,6 +80,7 @@ class Board(Protocol):
     w_message: Static
 
     def say(self, text: str, kind: str = "") -> None: ...
+    def _watch_note(self, note: str) -> None: ...
     def _clock_ms(self) -> int | None: ...
     def _render_status(self) -> None: ...
     def _render_banner(self) -> None: ...

@@ -20,7 +20,7 @@ from server.rules import parse_card
 from server.rules.cards import SUIT_GLYPHS, card_glyph
 
 from ..api import RacerView
-from .model import progress_bar
+from .model import progress_bar, status_text
 
 __all__ = ["CardView", "FanClicked", "FanView", "FoundationClicked", "FoundationsView",
            "OpponentsPanel", "card_text"]
@@ -138,8 +138,8 @@ class OpponentsPanel(Static):
         for i, r in enumerate(racers, 1):
             style = "bold cyan" if r.id == me else ""
             bar = f"{progress_bar(r.foundation_cards, total_cards, 16)} {r.foundation_cards:>3}"
-            status = "ready" if r.status == "waiting" and r.ready else r.status.replace("_", " ")
-            table.add_row(str(i), r.name, bar, str(r.moves), status, style=style)
+            table.add_row(str(i), r.name, bar, str(r.moves), status_text(r.status, ready=r.ready),
+                          style=style)
         self.table = table
         self.update(table)
 

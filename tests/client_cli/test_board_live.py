@@ -18,6 +18,7 @@ from client_cli.board.screens import ConfirmScreen, ResultsScreen
 from client_cli.board.state import Seat
 from client_cli.board.widgets import FanView, OpponentsPanel
 from client_cli.views import RulesView
+from server.rules import parse_move
 
 from .conftest import Proxy
 from .helpers import keys, non_legal_build, play_moves, until
@@ -124,6 +125,21 @@ async def test_the_waiting_line_shows_the_browser_link(lucie_server: str,
         assert f"join{app.room.code}--serve" in flat and f"{lucie_server}," in flat
 
 
+async def test_the_host_sees_the_deal_they_chose_before_the_start(lucie_server: str) -> None:
+    """The trial: ``lucie play --deal 5`` showed "deal ?" until the start. The
+    server tells the deal before the start to the host only (docs/protocol.md,
+    "Fair play"): the host's board shows it, a joiner's still does not."""
+    room, host, (ann, bob) = await _room(lucie_server, "ann", "bob")
+    for seat, shown in ((Seat(lucie_server, room, ann.racer.id, ann.token, host), f"deal {DEAL}"),
+                        (Seat(lucie_server, room, bob.racer.id, bob.token), "deal ?")):
+        app = RaceApp(seat)
+        async with app.run_test(size=SIZE):
+            await until(lambda app=app: app.room is not None, what="welcome")
+            await until(lambda app=app, shown=shown: shown in text_of(app, "#status"), what=shown)
+    async with LucieClient(lucie_server) as client:
+        assert (await client.get_room(room)).deal_number is None  # others: still hidden
+
+
 async def test_reconnects_after_the_socket_drops(lucie_server: str, proxy: Proxy) -> None:
     room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
     app = RaceApp(Seat(proxy.url, room, ann.racer.id, ann.token, host))
@@ -172,6 +188,25 @@ async def test_results_table_at_the_end_and_quit_confirm(lucie_server: str) -> N
         assert first[:3] == ["1", "ann", "1"]
         await pilot.press("q")
         await until(lambda: not app.is_running, what="exit")
+    assert app.return_value == 0
+
+
+async def test_ctrl_c_asks_to_resign_and_quit_as_ctrl_q_does(lucie_server: str) -> None:
+    """The trial: Ctrl-C did nothing on the board (the move line took it as
+    "copy"); it asks the quit question, as q and Ctrl-Q do."""
+    room, host, (ann, _bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
+    app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: app.game is not None, what="start")
+        await pilot.press("ctrl+c")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        assert app.screen.question == "Resign from the race and quit?"  # type: ignore[attr-defined]
+        await pilot.press("y")
+        await until(lambda: not app.is_running, what="exit")
+        seen = {r.id: r.status for r in (await client.get_room(room)).racers}
+        assert seen[ann.racer.id] == "resigned"
     assert app.return_value == 0
 
 
@@ -270,6 +305,27 @@ async def test_room_gone_and_watching(lucie_server: str) -> None:
                     or "not started" in text_of(watcher, "#message"), what="spectator refusal")
 
 
+async def test_a_spectators_error_stays_readable_and_a_move_is_answered(
+        lucie_server: str) -> None:
+    """The trial: while watching, ``w nobody``'s error was replaced within a second
+    by the "N s behind the race" note (it changes every second in the first
+    minute), and a typed move seemed to get no answer at all."""
+    room, host, (_ann,) = await _room(lucie_server, "ann", countdown_s=0)
+    watcher = RaceApp(Seat(lucie_server, room))
+    async with LucieClient(lucie_server) as client, watcher.run_test(size=SIZE) as pilot:
+        await until(lambda: watcher.room is not None, what="welcome")
+        await client.start(room, host)
+        await until(lambda: "behind the race" in text_of(watcher, "#message"), what="delay note")
+        for typed, said in (("w nobody", "no racer 'nobody' (racers: ann)"),
+                            ("3f", "spectators cannot move; "), ("zz", "spectators cannot move")):
+            await pilot.press(*keys(typed), "enter")
+            await until(lambda said=said: said in text_of(watcher, "#message"), what=typed)
+            await asyncio.sleep(2.5)  # the note's next refresh (every 2 s) keeps it
+            assert said in text_of(watcher, "#message"), typed
+        await pilot.press(*keys("w ann"), "enter")  # the next command replaces it
+        await until(lambda: "watching ann" in text_of(watcher, "#message"), what="w ann")
+
+
 async def test_merci_by_mouse_on_a_buried_card(lucie_server: str) -> None:
     async with LucieClient(lucie_server) as client:
         for deal_number in range(1, 20):  # the first deal whose third layout offers a merci
@@ -332,6 +388,23 @@ async def test_host_of_the_local_server_is_warned_before_quitting(lucie_server: 
     assert app.return_value == 0
 
 
+async def test_the_servers_bots_do_not_keep_the_host_of_the_server(lucie_server: str) -> None:
+    """``lucie quick`` hosting its server: the bots the server seated stop with it,
+    so the quit question is the plain one (it said 3 other racers still race)."""
+    async with LucieClient(lucie_server) as client:
+        made = await client.create_room(deal=DEAL, countdown_s=0, visibility="private", bots=2)
+        room, host = made.room.id, made.host_token
+        ann = await client.join(room, "ann")
+        app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token), hosts_server=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(lambda: app.room is not None, what="welcome")
+            await client.start(room, host)
+            await until(lambda: app.game is not None, what="start")
+            await pilot.press("q", "enter")
+            await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+            assert app.screen.question == "Resign from the race and quit?"  # type: ignore[attr-defined]
+
+
 async def test_joiner_and_spectator_see_only_what_they_can_do(lucie_server: str) -> None:
     room, host, (_ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
     watcher = RaceApp(Seat(lucie_server, room))
@@ -351,7 +424,7 @@ async def test_joiner_and_spectator_see_only_what_they_can_do(lucie_server: str)
         await pilot.press(*keys("zz"), "enter")
         await until(lambda: "not a move" in text_of(app, "#message"), what="not a move")
         message = text_of(app, "#message")
-        assert "3f, 3-7" in message and "3c" not in message and "c2f" not in message
+        assert "3f, 3 7" in message and "3c" not in message and "c2f" not in message
 
 
 def test_the_key_bar_and_hints_follow_the_rules_and_the_seat() -> None:
@@ -360,4 +433,18 @@ def test_the_key_bar_and_hints_follow_the_rules_and_the_seat() -> None:
     assert "s start" not in help_line(plain)
     assert "3c" not in help_line(plain) and "3c" in help_line(cells)
     assert "m 5H f" in help_line(cells) and "u undo" not in help_line(cells)
-    assert "c2-7" not in move_examples(plain) and "c2-7" in move_examples(cells)
+    assert "c2 7" not in move_examples(plain) and "c2 7" in move_examples(cells)
+
+
+def test_the_bad_move_hint_writes_moves_as_the_key_bar_does() -> None:
+    """The trial: the hint said "(try 3f, 3-7, r, u, a)" under a key bar that says
+    ``3 7``: every example is written as the key bar writes it (the parser
+    takes both), and parses."""
+    for rules in (None, RulesView(), RulesView(cells=2, merci=True, undo=False)):
+        bar = help_line(rules).split(" · ")
+        for example in move_examples(rules).split(", "):
+            parse_move(example)
+            assert "-" not in example, example
+            assert any(part.split(" ")[0] == example.split(" ")[0] for part in bar) \
+                or example.startswith("c2 "), (example, bar)
+        assert "3 7" in bar and "3 7" in move_examples(rules).split(", ")

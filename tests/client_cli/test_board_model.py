@@ -50,3 +50,16 @@ def test_points_follow_seed_003() -> None:
     assert points(RacerView(id="a", name="a", foundation_cards=7)) == 35
     won = RacerView(id="b", name="b", foundation_cards=52, status="won", reach_time_ms=300_500)
     assert points(won) == 260 + 500 + 900
+
+
+def test_one_wording_of_a_status_on_every_screen() -> None:
+    """The trial: "timed out" on the board, ``timed_out`` in the results box and
+    the exit table; bots "ready" on the board, "waiting" in ``lucie results``."""
+    from client_cli.api import StandingView
+    from client_cli.board.model import standing_rows, status_text
+    assert status_text("timed_out") == "timed out" and status_text("won") == "won"
+    assert status_text("waiting", ready=True) == "ready" and status_text("waiting") == "waiting"
+    rows = [StandingView(rank=1, racer="a", name="a", status="timed_out", final=True),
+            StandingView(rank=2, racer="b", name="b", status="waiting"),
+            StandingView(rank=3, racer="c", name="c", status="waiting")]
+    assert [r[5] for r in standing_rows(rows, ready={"c"})] == ["timed out", "waiting", "ready"]

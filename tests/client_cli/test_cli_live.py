@@ -19,12 +19,13 @@ import pytest
 from client_cli import play_cmd
 from client_cli.api import ApiError, GameView, LucieClient, RacerView
 from client_cli.board.app import RaceApp
+from client_cli.board.state import Seat
 from client_cli.bot import run_bot
 from client_cli.cli import build_parser, main
 from client_cli.play_cmd import join_room
 from client_cli.play_report import wait_for_race_over
 
-from .helpers import play_moves
+from .helpers import play_moves, until
 
 
 def _lucie(capsys: pytest.CaptureFixture[str], url: str, *argv: str) -> tuple[int, str, str]:
@@ -66,9 +67,19 @@ def test_rooms_results_replay_and_bots(lucie_server: str,
         async with LucieClient(lucie_server) as client:
             return (await client.create_room(deal=4, visibility="public")).room.code
 
+    async def waiting_room_with_bots() -> str:
+        async with LucieClient(lucie_server) as client:
+            made = await client.create_room(deal=4, visibility="private", bots=1)
+            await client.join(made.room.id, "ann")
+            return made.room.code
+
     waiting = asyncio.run(waiting_room())
     rc, out, _ = _lucie(capsys, lucie_server, "rooms")
     assert rc == 0 and waiting in out
+    rc, out, _ = _lucie(capsys, lucie_server, "results", asyncio.run(waiting_room_with_bots()))
+    statuses = {line.split("│")[2].strip(): line.split("│")[6].strip()
+                for line in out.splitlines() if line.count("│") >= 7}
+    assert rc == 0 and statuses == {"bot-Ada": "ready", "ann": "waiting"}  # as the board says
 
     code, game = asyncio.run(_race_with_bots(lucie_server))
     first = play_moves(game)[0]
@@ -205,6 +216,25 @@ async def test_the_host_of_the_server_does_not_wait_for_the_rooms_bots(
     assert not standings.final and not bot.final  # the bot still races: not waited for
 
 
+async def test_the_host_of_the_server_does_not_wait_for_the_servers_bots_unnamed(
+        lucie_server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: ``lucie quick`` hosting its server waited up to the time limit
+    for the bots the server seated (it does not name them as ``lucie play``
+    does): a racer the server runs (``bot``) stops with it, like play's own."""
+    async with LucieClient(lucie_server) as client:
+        created = await client.create_room(deal=2, countdown_s=0, visibility="private", bots=2)
+        room, host = created.room.id, created.host_token
+        assert all(r.bot for r in created.room.racers)
+        ann = await client.join(room, "ann")
+        assert not ann.racer.bot
+        await client.start(room, host)
+        await client.resign(room, ann.racer.id, ann.token)
+        standings = await asyncio.wait_for(
+            wait_for_race_over(lucie_server, room, poll_s=0.05), 10)
+    assert "keeps running" not in capsys.readouterr().out
+    assert not standings.final and sum(not s.final for s in standings.standings) == 2
+
+
 def test_play_code_bots_take_names_the_room_does_not_have(
         lucie_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """``lucie play --code CODE --bots 1`` in a room with the server's bot-Ada: this
@@ -261,3 +291,84 @@ def test_the_printed_join_line_names_a_server_that_is_not_the_default(
             return (await client.get_room(seats[0][1])).code
 
     assert args.code == asyncio.run(room_code())
+
+
+def test_quitting_a_rematch_room_reports_that_room_not_the_last_race(
+        lucie_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: a race over, r (the rematch room opens), q before it starts: the
+    last thing printed was "Room OLD · final results"; now a line about the
+    rematch room, the room the board was in, comes after it."""
+    codes: list[str] = []
+
+    async def made() -> tuple[str, str, str, str]:
+        async with LucieClient(lucie_server) as client:
+            room = await client.create_room(deal=2, countdown_s=0, visibility="private")
+            bob = await client.join(room.room.id, "bob")
+            return room.room.code, room.host_token, bob.racer.id, bob.token
+
+    code, host, bob, bob_token = asyncio.run(made())
+
+    async def race_then_rematch(self: RaceApp, *args: object, **kwargs: object) -> int:
+        async with LucieClient(self.seat.url) as client:
+            if not codes:  # the race: over; then r on the results
+                await client.start(code, host)
+                await client.resign(code, bob, bob_token)
+                assert self.seat.racer and self.seat.token
+                await client.resign(code, self.seat.racer, self.seat.token)
+                self.room = await client.get_room(code)
+                self.standings = (await client.standings(code)).standings
+                seat = await client.rematch(code, self.seat.token)
+                self.next_seat = type(self.seat)(self.seat.url, seat.room.id, seat.racer.id,
+                                                 seat.token, seat.host_token)
+            else:  # the rematch room's board: q before its start
+                self.room = await client.get_room(self.seat.room)
+            codes.append(self.room.code)
+        return 0
+
+    monkeypatch.setattr(RaceApp, "run_async", race_then_rematch)
+    monkeypatch.setenv("LUCIE_CONFIG_DIR", str(tmp_path))
+    assert main(["join", code, "--name", "ann", "--anonymous", "--server", lucie_server]) == 0
+    out = capsys.readouterr().out
+    assert codes[0] == code and len(codes) == 2
+    assert f"Room {code} · final results" in out
+    last = out[out.index(f"Room {code} · final results"):]
+    assert f"Room {codes[1]}: no results: you left before its race started" in last
+
+
+def test_a_ghost_room_says_how_to_race_it(lucie_server: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: ``lucie ghost ROOM RACER`` printed ``host token: …`` with no word
+    of what it is for, and the ghost room's board said "waiting for the host"
+    though no host comes: the output says what to do next, the board to type
+    ready (the ghost gets ready with the racer)."""
+    async def raced() -> str:
+        async with LucieClient(lucie_server) as client:
+            made = await client.create_room(deal=2, countdown_s=0, visibility="private")
+            ann = await client.join(made.room.id, "ann")
+            await client.start(made.room.id, made.host_token)
+            game = await client.game(made.room.id, ann.racer.id, ann.token)
+            await client.move(made.room.id, ann.racer.id, ann.token, play_moves(game)[0],
+                              game.version)
+            await client.resign(made.room.id, ann.racer.id, ann.token)
+            return made.room.code
+
+    rc, out, err = _lucie(capsys, lucie_server, "ghost", asyncio.run(raced()), "ann")
+    assert rc == 0, err
+    text = " ".join(out.split())
+    code = re.search(r"Ghost room (\w+)", text)
+    assert code is not None
+    assert f"play --code {code[1]} --server {lucie_server} then type ready and Enter" in text
+    assert "the ghost gets ready with you" in text
+    assert re.search(r"host token \(not needed to race[^)]*\): \S+", text), text
+
+    async def board_line() -> str:
+        async with LucieClient(lucie_server) as client:
+            bob = await client.join(code[1], "bob")
+        app = RaceApp(Seat(lucie_server, code[1], bob.racer.id, bob.token))
+        async with app.run_test(size=(110, 40)):
+            await until(lambda: "Room code" in str(app.w_banner.render()), what="banner")
+            return str(app.w_banner.render())
+
+    line = asyncio.run(board_line())
+    assert "waiting for the host" not in line and "type ready and Enter" in line

@@ -290,3 +290,25 @@ def test_player_commands_start_a_local_server_when_none_runs(
     rc, out, err = users.lucie("zoe", "me")
     assert rc == 0, err
     assert f"{name} on {url}" in flat(out) and "0 archived races" in flat(out)
+
+
+def test_leaderboard_and_h2h_start_a_local_server_when_none_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The trial: with nothing on the local port, ``lucie leaderboard
+    --all-time`` said "no race server answers" (exit 1) though the README
+    counts it among the player commands that start one, as ``me`` does."""
+    url = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("LUCIE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LUCIE_ENV_FILE", os.devnull)
+    users = Users(url, tmp_path, monkeypatch, capsys)
+    for argv, shown in ((["leaderboard", "--all-time"], "All-time leaderboard · belle-lucie"),
+                        (["leaderboard"], "Daily leaderboard · belle-lucie")):
+        rc, out, err = users.lucie("nobody", *argv)
+        assert rc == 0, err
+        assert f"no race server answered at {url}: started one for this command" in flat(err)
+        assert shown in flat(out)
+        assert not server_answers(url, timeout=0.5)  # stopped with the command
+    rc, _, err = users.lucie("nobody", "h2h", "Ada", "Bob")  # starts one too; no such player
+    assert f"no race server answered at {url}: started one for this command" in flat(err)
+    assert rc == 1 and "no player 'Ada'" in err

@@ -457,7 +457,7 @@ def test_history_fits_80_columns_and_names_the_player_as_stored(
     assert "Races of Ada on" in out and "Races of ada" not in out
     assert "…" not in out and all(cell_len(x) <= 80 for x in out.splitlines()), out
     for whole in ("belle-lucie", "982656912", "1000000000", "three-shuffles-draw",
-                  "super-flower-garden", "timed_out", "points -: an unranked race"):
+                  "super-flower-garden", "timed out", "points -: an unranked race"):
         assert whole in out, (whole, out)
     assert "reached" not in out
 
