@@ -84,7 +84,7 @@ fuzz: $(STAMP)
 	$(PY) scripts/fuzz_stateful.py $(FUZZ_EXAMPLES)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check server client_cli tests infra
+	$(VENV)/bin/ruff check server client_cli tests infra bench scripts
 	$(VENV)/bin/mypy server client_cli
 
 # The benchmarks' quick runs through their harnesses first (marker bench:

@@ -277,8 +277,13 @@ def test_print_settings_redacts_the_password(tmp_path: Path) -> None:
                          {"REDIS_URL": url, "LUCIE_WS_COMPRESSION": "1"}, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Secret-Pass-42" not in done.stdout + done.stderr
-    lines = done.stdout.splitlines()
+    lines = [line for line in done.stdout.splitlines() if not line.startswith("#")]
     assert lines[0] == "REDIS_URL=redis://app:[redacted]@127.0.0.1:6379/0?prefix=x:"
+    # the URL's prefix wins over LUCIE_REDIS_PREFIX: a comment says which is in effect
+    comments = [line for line in done.stdout.splitlines() if line.startswith("#")]
+    assert comments == ["# in effect: REDIS_URL's ?prefix=x: (it wins over LUCIE_REDIS_PREFIX)"]
+    assert done.stdout.splitlines().index(comments[0]) == done.stdout.splitlines().index(
+        "LUCIE_REDIS_PREFIX=lucie:") + 1
     values = dict(line.split("=", 1) for line in lines)
     assert len(values) == len(lines) == len(Settings.model_fields)
     # flag over environment over ./.env over default
