@@ -283,7 +283,10 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
                if a != b and f"{a}-{b}" not in legal)
     board_before = text_of(ada, ".board")
     css(ada, "#move-input").send_keys(bad.replace("-", " ") + "\n")
-    until(lambda: "move/illegal" in text_of(ada, ".msg"), message="the server's refusal")
+    # in words, not the code (move/illegal): "K♦ does not go on 7♠"
+    until(lambda: "does not go" in text_of(ada, ".msg") or "empty" in text_of(ada, ".msg"),
+          message="the server's refusal")
+    assert "move/illegal" not in text_of(ada, ".msg") and not text_of(ada, ".msg")[0].islower()
     assert text_of(ada, ".board") == board_before
     assert js(ada, "return window.__lucie.version") == 0
 
@@ -643,6 +646,10 @@ def test_pages_render_in_chromium(server_factory: ServerFactory, browsers: Calla
     shots(phone, "not-found-phone")
     css(phone, "main a[href='/']").click()
     until(lambda: text_of(phone, "#public-rooms"), message="home from the 404 page")
+    phone.get(url + "/r/NOPE23")  # a room that is not there: said in words, not by code
+    until(lambda: text_of(phone, "main .msg"), message="no such room")
+    assert text_of(phone, "main .msg").startswith("No room") \
+        and "room/not_found" not in text_of(phone, "main"), text_of(phone, "main")
     phone.get(url + "/api/v1/nope")  # the API answers JSON, even to a browser
     assert json.loads(text_of(phone, "body"))["error"]["code"] == "request/not_found"
     console_errors(phone)

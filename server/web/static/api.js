@@ -8,12 +8,17 @@ export function parseJSON(text) {
       ? ctx.source : value);
 }
 
-/** A refusal: `${error}` reads "code: message" (its name is the code). */
+/** A refusal: `${error}` reads as its message, for people ("No room or race 'X'"); the
+ * stable code (its name too) is for the program. */
 export class ApiError extends Error {
   constructor(status, code, message, details) {
     super(message); this.status = status; this.name = this.code = code; this.details = details;
   }
+  toString() { return sentence(this.message) || this.code; }
 }
+
+/** A server message as a sentence: a capital first letter ("no room …" → "No room …"). */
+export const sentence = (message) => (message ? message[0].toUpperCase() + message.slice(1) : "");
 
 /** One REST call: method, path under /api/v1, optional JSON body (object or raw JSON text), token. */
 export async function call(method, path, { body, token } = {}) {

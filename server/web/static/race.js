@@ -1,7 +1,7 @@
 // The room page (/r/CODE) and the spectator page (/r/CODE/watch): waiting room,
 // countdown, board, opponents panel, end of race. Everything comes from the public API:
 // REST for the room, the game and the moves' fallbacks, the room socket for the rest.
-import { call, RoomSocket, store } from "./api.js";
+import { call, RoomSocket, sentence, store } from "./api.js";
 import { Board, botTag, el, plural } from "./board.js";
 import { mountEnd } from "./end.js";
 import { mountRematch } from "./rematch.js";
@@ -190,11 +190,11 @@ export function mountRoom(main, code, { watch = false } = {}) {
         const f = s.inflight;
         if (f && f.id === d.client_move_id) s.inflight = null;
         if (d.game) { s.game = d.game; drawGame(); }
-        // the server's code and reason, but plain words for autoplay with nothing to play
-        say(/^autoplay: no top card/.test(d.message) ? "Nothing can go to a foundation now." : `${d.code}: ${d.message}`, "error");
+        // the server's reason, in plain words for autoplay with nothing to play
+        say(/^autoplay: no top card/.test(d.message) ? "Nothing can go to a foundation now." : sentence(d.message) || d.code, "error");
         f?.resolve?.({ ok: false, code: d.code, message: d.message });
       },
-      onError(d) { say(`${d.code}: ${d.message}`, "error"); },
+      onError(d) { say(sentence(d.message) || d.code, "error"); },
     }, seen?.lastSeq ?? null);
     s.sock.open();
   }
