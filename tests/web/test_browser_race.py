@@ -273,6 +273,11 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     until(lambda: js(ada, "return window.__lucie.version") == 0 and
           js(bob, "return window.__lucie.version") == 0, 15, message="both boards")
     assert len(js(ada, "return document.querySelectorAll('.fan')")) == 16  # Trefoil: 16 fans
+    # the spectator sees the leader's board without picking one (as `lucie watch`)
+    until(lambda: len(js(sam, "return document.querySelectorAll('.fan')")) == 16, 10,
+          message="the spectator's board")
+    assert js(sam, "return document.getElementById('watch-racer').selectedOptions[0].text") \
+        == "The leader's board"
     assert css(ada, top_card(2)).get_attribute("aria-label").endswith(", fan 2")
     assert " of " in css(ada, top_card(2)).get_attribute("aria-label")
     shots(ada, "race-start-desktop")

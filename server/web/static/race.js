@@ -286,19 +286,21 @@ export function mountRoom(main, code, { watch = false } = {}) {
     const note = s.me ? null : el("p", { class: "muted" });
     const head = s.me ? el("span", { class: "info", id: "info" })
       : el("select", { id: "watch-racer", "aria-label": "Board to watch", onchange: () => { s.watchRacer = head.value || null; pollWatch(note); } },
-        el("option", { value: "", text: "— pick a racer's board —" }), ...s.room.racers.map((r) => el("option", { value: r.id, text: r.name })));
+        el("option", { value: "", text: "The leader's board" }), ...s.room.racers.map((r) => el("option", { value: r.id, text: r.name })));
     board = new Board(boardBox, s.me ? { onMove: sendMove } : { readOnly: true });
     if (s.me) toolbar = buildToolbar();
-    else s.watchTimer = setInterval(() => pollWatch(note), 3000);
+    else { s.watchTimer = setInterval(() => pollWatch(note), 3000); pollWatch(note); }
     stage.append(el("div", { class: "race" },
       el("div", { class: "play" }, el("div", { class: "status-row" }, clockEl, head), note, boardBox, toolbar),
       el("aside", { class: "side" }, el("h2", { text: "Racers" }), panel)));
     drawGame();
   }
   async function pollWatch(note) {
-    if (!s.watchRacer || !board) return;
+    // the picked racer's board, else the leader's (as the terminal's `lucie watch`)
+    const racer = s.watchRacer ?? ranked(s.room.racers)[0]?.id;
+    if (!racer || !board) return;
     try {
-      const g = await call("GET", `/rooms/${code}/racers/${s.watchRacer}/game`);
+      const g = await call("GET", `/rooms/${code}/racers/${racer}/game`);
       board.set(g);
       note.textContent = g.delay_ms ? `This board is shown ${Math.round(g.delay_ms / 1000)} s behind the race (fair play).` : "";
     } catch (e) { note.textContent = `${e}`; }
