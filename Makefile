@@ -25,8 +25,9 @@ venv: $(STAMP)
 # When the terminal closes, make (the session leader in a tmux pane or an
 # `xterm -e make run`) gets the SIGHUP and waits for lucie without passing it
 # on: lucie sees its tty hang up by itself, resigns and exits, then make does.
+# three computer racers unless ARGS names --bots (make run ARGS="--bots 1")
 run: $(STAMP)
-	$(VENV)/bin/lucie play --bots 3 $(ARGS)
+	$(VENV)/bin/lucie play $(if $(findstring --bots,$(ARGS)),,--bots 3) $(ARGS)
 
 server: $(STAMP)
 	$(VENV)/bin/lucie-server

@@ -92,3 +92,18 @@ def test_make_targets_that_run_redis_ensure_it_first(target: str) -> None:
                            target], cwd=REPO, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "scripts/ensure-redis.sh", done.stdout
+
+
+@pytest.mark.parametrize(("args", "bots"), [("", ["--bots", "3"]),
+                                            ("--bots 1 --deal 5", ["--bots", "1"])])
+def test_make_run_takes_the_bots_of_args(args: str, bots: list[str]) -> None:
+    """``make run ARGS="--bots 2"`` ran ``lucie play --bots 3 --bots 2`` (the
+    last won, but read oddly); the default three come only without ``--bots``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    done = subprocess.run(["make", "--no-print-directory", "-n", "-o", ".venv/.installed-test",
+                           "run", f"ARGS={args}"], cwd=REPO, capture_output=True, text=True,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    words = done.stdout.splitlines()[-1].split()
+    assert words[words.index("play") + 1:words.index("play") + 3] == bots, words
+    assert words.count("--bots") == 1, words
