@@ -12,8 +12,13 @@ starts a driver task in this process. The driver:
    when the race clock reaches its recorded time (:func:`run_ghost`),
    so the ghost's progress events, reach time and ranking are a racer's —
    within the clock's resolution of the recording;
-3. resigns at the recorded time when the recorded game was resigned; a
-   won or stuck game ends by itself, a longer one is timed out by the room.
+3. ends the ghost at its recorded end: resigns when the recorded game was
+   resigned (or stopped while playing), times it out when the recording
+   ran out of its own room's time (a shorter limit than this room's: the
+   ghost has nothing left to play, and a room it alone kept racing ran on
+   to its own limit); a won or stuck game ends by itself with its last
+   move, and a recording longer than this room's limit is timed out by the
+   room.
 
 Ghost rooms are not ranked: their results do not feed the leaderboards
 (the redeal key is public in the replay). The driver lives in the process
@@ -179,6 +184,17 @@ class GhostRooms(Generic[R]):
                 readied = True
             await asyncio.sleep(_POLL_S)
 
+    async def _time_out(self, room_id: str, ghost_id: str, at_ms: int) -> None:
+        """The ghost's result final as ``timed_out`` at race clock ``at_ms`` (its
+        recording's end), then the race ends if every result is final."""
+        timers = self.authority.timers
+        room, _, now = await timers.load(room_id)
+        if room.state != "racing":
+            return
+        await timers.time_out(room, ghost_id, now, at_ms)
+        self.authority.cache.forget((room_id, ghost_id))
+        await timers.end_race(room_id)
+
     async def _drive(self, room_id: str, ghost_id: str, token: str, ghost: Schedule) -> None:
         try:
             start_at = await self._wait_for_start(room_id, ghost_id, token)
@@ -195,6 +211,8 @@ class GhostRooms(Generic[R]):
                                                   progress.moves - 1, f"ghost-{progress.moves}")
                     elif progress.final and progress.status == "resigned":
                         await self.authority.resign(room_id, ghost_id, token)
+                    elif progress.final and progress.status == "timed_out":
+                        await self._time_out(room_id, ghost_id, progress.race_clock_ms)
                 except RaceError as exc:
                     raise _Stop(exc.code) from None
 

@@ -115,3 +115,30 @@ async def test_a_process_drives_a_bounded_number_of_ghosts() -> None:
     finally:
         await ghosts.aclose()
         await store.close()
+
+
+async def test_a_ghost_that_ran_out_of_time_ends_at_its_recorded_end(
+        ghosts: GhostRooms) -> None:
+    """A recording that timed out in its own (shorter) room ends there, timed
+    out: the ghost stayed "playing" with nothing left to play, and a room only
+    it kept racing ran on to its own time limit (a new user's trial)."""
+    rec = record(RECORDED, name="ada", status="timed_out", finished_ms=400)
+    authority = ghosts.authority
+    room, host, ghost = await ghosts.create(RoomOptions(countdown_s=0, time_limit_s=600), rec)
+    bob, token = await authority.join(room.code, "bob")
+    await authority.start(room.code, host)
+    await _until(lambda: _racing(authority, room.id))
+    await authority.resign(room.code, bob.id, token)
+
+    async def over() -> bool:
+        return (await authority.get_room(room.id)).state == "over"
+
+    await _until(over)
+    view = next(r for r in (await authority.get_room(room.id)).racers if r.id == ghost.id)
+    assert (view.status, view.final, view.moves, view.foundation_cards) == (
+        "timed_out", True, len(RECORDED), 2)
+    assert 400 <= (view.finished_ms or 0) <= 400 + TOLERANCE_MS
+
+
+async def _racing(authority: RaceAuthority, room_id: str) -> bool:
+    return (await authority.get_room(room_id)).state == "racing"
