@@ -293,5 +293,6 @@ def _parse(text: str) -> Move:
             raise InvalidMoveError(f"merci: {exc}") from None
         return Move.merci(card, FOUNDATION if dst == "f" else _fan_place(dst))
     raise InvalidMoveError(
-        f"not a move: {text!r} (try 3f, 3-7, 3c, c2f, c2-7, r, m 5H f, u, a)"
+        f"not a move: {text!r} (moves: 3f, 3-7, r, u, a; with free cells 3c, c2f, c2-7;"
+        " merci m 5H f)"
     )

@@ -244,6 +244,8 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     assert len(code) == 6
     until(lambda: "Ada (you)" in text_of(ada, ".racers"), message="Ada in the waiting room")
     assert "token" not in ada.current_url.lower()
+    # the host is told the deal she chose; the others see it at the start (fair play)
+    until(lambda: "deal 1 ·" in text_of(ada, ".meta"), message="the host's deal number")
 
     # --- Bob opens the shared link on his phone and joins; Sam watches
     bob.get(f"{url}/r/{code}")
@@ -253,6 +255,8 @@ def test_two_racers_race_in_chromium(server_factory: ServerFactory, browsers: Ca
     css(bob, "#join-name").send_keys("Bob")
     css(bob, "form.join button[type=submit]").click()
     until(lambda: "Bob (you)" in text_of(bob, ".racers"), message="Bob in the waiting room")
+    assert "deal hidden until the start" in text_of(bob, ".meta")
+    assert "deal 1 ·" in text_of(ada, ".meta")  # kept through the socket's welcome
     sam.get(f"{url}/r/{code}/watch")
     until(lambda: "Bob" in text_of(sam, ".racers") and "Ada" in text_of(sam, ".racers"),
           message="the spectator's racer list")
@@ -527,6 +531,10 @@ def test_computer_racers_race_on_after_the_page_closes(
     assert table_fits(phone, ".end table.standings")
     no_sideways_scroll(phone)
     shots(phone, "end-bots-phone")
+    # the room's own address after the race: the end screen, not "started without you"
+    phone.get(f"{url}/r/{code}")
+    until(lambda: "Status" in text_of(phone, ".end .standings thead"), message="the end screen")
+    assert "without you" not in text_of(phone, "main"), text_of(phone, "main")
     assert js(phone, "return window.__lucie.errors") == [] and console_errors(phone) == []
 
 

@@ -94,13 +94,21 @@ export function mountRoom(main, code, { watch = false } = {}) {
     store.setSeen(code, { lastSeq: s.sock?.lastSeq ?? null, log });
   }
 
+  /** A room view from the socket, keeping the deal number the host was told (the
+   * socket's view is the racer's: the deal stays hidden from racers until the start). */
+  function keepDeal(room) {
+    if (room.deal_number == null && s.room?.id === room.id) room.deal_number = s.room.deal_number;
+    return room;
+  }
+
   async function load() {
     let room;
     try {
-      room = await call("GET", `/rooms/${code}`, { token: s.token ?? s.host });
+      // the host's token first: the server tells the host the deal before the start
+      room = await call("GET", `/rooms/${code}`, { token: s.host ?? s.token });
     } catch (e) {
-      if (e.code === "auth/invalid_token" && s.token) { // a stale token of an expired room
-        s.token = null; s.me = null; return load();
+      if (e.code === "auth/invalid_token" && (s.token || s.host)) { // stale tokens of an expired room
+        s.token = null; s.me = null; s.host = null; return load();
       }
       main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { class: "msg error", text: `${e}` }),
         el("p", {}, el("a", { href: "/", "data-link": true, text: "Back home" })));
@@ -108,7 +116,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     }
     s.room = room;
     if (!watch && !s.token && room.state === "waiting") return joinForm();
-    if (!watch && !s.token) {
+    if (!watch && !s.token && (room.state === "countdown" || room.state === "racing")) {
       say("The race has started without you: you are watching.");
     }
     connect();
@@ -128,7 +136,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     } },
       el("h1", { text: `Join room ${code}` }),
       el("p", { text: `${s.room.rules.name} · ${s.room.racers.length}/${s.room.capacity} racers · ${fmtClock(s.room.time_limit_ms)} time limit` }),
-      el("label", { for: "join-name", text: "Your name" }), name,
+      el("div", { class: "field" }, el("label", { for: "join-name", text: "Your name" }), name),
       el("button", { type: "submit", class: "primary", text: "Join the race" }),
       el("p", {}, el("a", { href: `/r/${code}/watch`, "data-link": true, text: "or just watch" })), msg);
     main.replaceChildren(form);
@@ -147,7 +155,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
       },
       onWelcome(d) {
         if (s.token && d.racer === null) return; // the spectator welcome before auth
-        s.room = d.room; s.clockAt = performance.now();
+        s.room = keepDeal(d.room); s.clockAt = performance.now();
         if (d.room.state === "countdown") s.countdownAt = performance.now();
         if (d.racer) s.me = d.racer;
         persistSeen();
@@ -171,7 +179,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
         if (ev.type === "rematch") s.rematchBar?.linked(ev.rematch, ev.series);
         if (before !== s.room.state || ev.type === "race_over" || ev.type === "par") render(); else update();
       },
-      onSnapshot(d) { s.room = d.room; s.clockAt = performance.now(); if (s.me) fetchGame(); render(); },
+      onSnapshot(d) { s.room = keepDeal(d.room); s.clockAt = performance.now(); if (s.me) fetchGame(); render(); },
       onAck(d) {
         const f = s.inflight;
         if (!f || f.id !== d.client_move_id) return;
