@@ -20,6 +20,14 @@ through the task, its coroutine and everything they hold, freed only by a
 full collection, which the server runs every ten minutes
 (``server.runtime.gcpolicy``): a room feed cancelled mid-read kept its room's
 listeners and sockets in memory until then.
+
+The handshake is a connection's health check: redis-py before 6 checked
+health inside its own handshake (its ``CLIENT SETNAME`` sent a ``PING``
+first), and a Redis that refuses the connection there (``NOAUTH``: a
+password missing from the URL) made that ``PING`` fail, reconnect and
+handshake again without end — the readiness check hung and grew instead of
+failing. These two fixes hold for every scheme: :func:`connection_options`
+gives ``rediss://`` and ``unix://`` URLs redis-py's classes with them.
 """
 
 from __future__ import annotations
@@ -29,13 +37,38 @@ import traceback
 from collections.abc import Iterable
 from typing import Any
 
-from redis.asyncio.connection import Connection
+from redis.asyncio.connection import (
+    AbstractConnection,
+    Connection,
+    SSLConnection,
+    UnixDomainSocketConnection,
+)
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["LeanConnection", "connection_options"]
+__all__ = ["LeanConnection", "StoreSSLConnection", "StoreUnixConnection",
+           "connection_options"]
 
 
-class LeanConnection(Connection):
+class _StoreConnection(AbstractConnection):
+    """What every connection of the store adds to redis-py's (module docstring):
+    no health check inside the handshake, no cycle left by a failed read."""
+
+    async def on_connect(self) -> None:
+        if self.health_check_interval:  # the handshake itself shows the connection works
+            self.next_health_check = (asyncio.get_running_loop().time()
+                                      + self.health_check_interval)
+        await super().on_connect()
+
+    async def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        """redis-py's read; an exception leaves no cycle behind (module docstring)."""
+        try:
+            return await super().read_response(*args, **kwargs)
+        except BaseException as exc:
+            traceback.clear_frames(exc.__traceback__)  # the frames below this one
+            raise
+
+
+class LeanConnection(_StoreConnection, Connection):
     """redis-py's asyncio TCP connection; a write needs no task (module docstring)."""
 
     async def send_packed_command(self, command: bytes | str | Iterable[bytes],
@@ -57,16 +90,22 @@ class LeanConnection(Connection):
         finally:
             self.socket_timeout = timeout
 
-    async def read_response(self, *args: Any, **kwargs: Any) -> Any:
-        """redis-py's read; an exception leaves no cycle behind (module docstring)."""
-        try:
-            return await super().read_response(*args, **kwargs)
-        except BaseException as exc:
-            traceback.clear_frames(exc.__traceback__)  # the frames below this one
-            raise
+
+class StoreSSLConnection(_StoreConnection, SSLConnection):
+    """redis-py's TLS connection (``rediss://``) with the store's two fixes."""
+
+
+class StoreUnixConnection(_StoreConnection, UnixDomainSocketConnection):
+    """redis-py's Unix socket connection (``unix://``) with the store's two fixes."""
+
+
+_BY_SCHEME: dict[str, type[AbstractConnection]] = {
+    "redis": LeanConnection, "rediss": StoreSSLConnection, "unix": StoreUnixConnection}
 
 
 def connection_options(url: str) -> dict[str, Any]:
-    """``connection_class`` for a plain ``redis://`` URL; nothing for the
-    others (``rediss://``, ``unix://``: redis-py's classes for them)."""
-    return {"connection_class": LeanConnection} if url.startswith("redis://") else {}
+    """``connection_class`` for the URL's scheme: :class:`LeanConnection` for
+    ``redis://``, :class:`StoreSSLConnection` for ``rediss://``,
+    :class:`StoreUnixConnection` for ``unix://``; nothing for another."""
+    found = _BY_SCHEME.get(url.partition("://")[0].lower())
+    return {"connection_class": found} if found is not None else {}

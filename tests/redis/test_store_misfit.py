@@ -75,11 +75,12 @@ async def test_a_redis_that_refuses_the_login_says_why(
     admin = server.client()
     admin.config_set("requirepass", "right-pw")
     admin.close()
-    urls = {f"redis://:wrong-pw@127.0.0.1:{server.port}/0": "invalid username-password",
-            f"redis://127.0.0.1:{server.port}/0": "authenticated",
-            f"redis://:right-pw@127.0.0.1:{server.port}/99": "DB index is out of range"}
+    # (redis-py before 6 words a missing password "Authentication required.")
+    urls = {f"redis://:wrong-pw@127.0.0.1:{server.port}/0": ("invalid username-password",),
+            f"redis://127.0.0.1:{server.port}/0": ("authenticated", "Authentication required"),
+            f"redis://:right-pw@127.0.0.1:{server.port}/99": ("DB index is out of range",)}
     try:
-        for url, reason in urls.items():
+        for url, reason in urls.items():  # each ping answered, none hangs (redis-py < 6 did)
             caplog.clear()
             store = RedisStore.from_url(url, prefix="misfit-test:", cluster=False)
             try:
@@ -90,7 +91,7 @@ async def test_a_redis_that_refuses_the_login_says_why(
             finally:
                 await store.close()
             said = [r.getMessage() for r in caplog.records]
-            assert len(said) == 1 and reason in said[0], said
+            assert len(said) == 1 and any(r in said[0] for r in reason), said
             assert "pw" not in said[0]
     finally:
         server.remove()

@@ -1,8 +1,8 @@
 """The Redis store's connection writes a command in the caller's task
 (``server.store.redis_conn``, issue 23), against the real Redis: no
 ``asyncio.wait_for`` on the write path, the socket timeout kept for reads,
-a write that cannot finish still times out, and ``rediss://`` or ``unix://``
-URLs keep redis-py's own classes."""
+a write that cannot finish still times out; ``rediss://`` and ``unix://``
+URLs get redis-py's classes with the store's handshake and read fixes."""
 
 from __future__ import annotations
 
@@ -21,7 +21,12 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store import StoreUnavailable, open_store
 from server.store.redis import RedisStore
-from server.store.redis_conn import LeanConnection, connection_options
+from server.store.redis_conn import (
+    LeanConnection,
+    StoreSSLConnection,
+    StoreUnixConnection,
+    connection_options,
+)
 from tests.conftest import freed_once_cancelled
 from tests.faults.parts import PrivateRedis
 
@@ -31,8 +36,12 @@ pytestmark = pytest.mark.redis
 
 def test_connection_class_by_scheme() -> None:
     assert connection_options("redis://127.0.0.1:6379/0") == {"connection_class": LeanConnection}
-    assert connection_options("rediss://127.0.0.1:6380/0") == {}
-    assert connection_options("unix:///run/redis.sock") == {}
+    # TLS and Unix sockets: redis-py's classes, with the store's handshake and read fixes
+    assert connection_options("rediss://127.0.0.1:6380/0") == {
+        "connection_class": StoreSSLConnection}
+    assert connection_options("unix:///run/redis.sock") == {
+        "connection_class": StoreUnixConnection}
+    assert connection_options("memory://") == {}
 
 
 async def test_a_store_on_a_unix_socket() -> None:
