@@ -16,12 +16,16 @@ from .model import GHOST_MARK, fmt_clock, points, rank_racers, status_text
 from .state import Board
 from .widgets import FanView
 
-__all__ = ["ERROR_HOLD_S", "Rendering"]
+__all__ = ["ERROR_HOLD_S", "GO_HOLD_S", "Rendering"]
 
 
 ERROR_HOLD_S = 5.0
 """How long an error (``refused``) stays in the message line against the
 spectator's delay note (a command's answer replaces it at once)."""
+
+GO_HOLD_S = 3.0
+"""How long "Go!" stays in the message line at the start (a move's answer
+replaces it sooner)."""
 
 
 class Rendering:
@@ -30,13 +34,17 @@ class Rendering:
     _fans_key: tuple[tuple[str, ...], ...] | None
     error_until = 0.0
     """Until when (monotonic) the message line's error is kept from the delay note."""
+    fade_until = 0.0
+    """When (monotonic) the message line's passing note goes; 0: it stays."""
 
-    def say(self: Board, text: str, kind: str = "") -> None:
-        """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain)."""
+    def say(self: Board, text: str, kind: str = "", *, fade_s: float = 0.0) -> None:
+        """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain);
+        ``fade_s``: a passing note, gone after that many seconds unless replaced."""
         msg = self.w_message
         msg.set_classes(kind)
         msg.update(text)
         self.error_until = time.monotonic() + ERROR_HOLD_S if kind == "refused" else 0.0
+        self.fade_until = time.monotonic() + fade_s if fade_s else 0.0
 
     def _watch_note(self: Board, note: str) -> None:
         """Tell a spectator, once per change, how the watched board is shown; not
@@ -56,6 +64,8 @@ class Rendering:
         return base + int((time.monotonic() - t0) * 1000)
 
     def _tick(self: Board) -> None:
+        if self.fade_until and time.monotonic() >= self.fade_until:
+            self.say("")
         self._render_status()
         self._render_banner()
 
@@ -78,7 +88,7 @@ class Rendering:
                  f"{fmt_clock(self._clock_ms())} / {fmt_clock(room.time_limit_ms)}"]
         if self.seat.racer:
             ranked = [r.id for r in rank_racers(self.racers.values())]
-            if self.seat.racer in ranked:
+            if self.seat.racer in ranked and room.state not in ("waiting", "countdown"):
                 me = self.racers[self.seat.racer]
                 parts.append(f"rank {ranked.index(me.id) + 1}/{len(ranked)} "
                              f"({points(me)} pts)")
