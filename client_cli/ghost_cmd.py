@@ -2,7 +2,7 @@
 
 Creates a ghost room on the recorded game's deal, rule set and redeal key:
 the ghost (``👻 name``) replays the recorded moves on the race clock as they
-were played. Join it with ``lucie play --code CODE`` and type ``ready`` on the
+were played. Join it with ``lucie join CODE`` and type ``ready`` on the
 board: the race starts when everyone is ready (the ghost gets ready with the
 first racer). The room's host token is printed too, for the API only.
 """
@@ -43,8 +43,7 @@ def _run(args: argparse.Namespace) -> int:
         room, ghost = made["room"], made["ghost"]
         console.print(f"Ghost room {room['code']} · deal {room['deal_number']} · "
                       f"{room['rules']['variant']}: racing {ghost['name']}", markup=False)
-        console.print("Race it:  " + lucie_command_for(resolved_server(args), "play", "--code",
-                                                        room["code"])
+        console.print("Race it:  " + lucie_command_for(resolved_server(args), "join", room["code"])
                       + "  then type ready and Enter on the board: the ghost gets ready with "
                       "you and the countdown starts (others join the same way first, if any).",
                       markup=False)

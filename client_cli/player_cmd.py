@@ -170,7 +170,8 @@ def _me(args: argparse.Namespace) -> int:
                                      color=console.is_terminal))
         else:
             say("No rated race yet: a rating moves after each ranked race with two "
-                "or more players.")
+                "or more players; computer racers (bot-…) and anonymous racers do not "
+                "count.")
         say(f"{PROVISIONAL_NOTE}. Your races: {lucie_command()} history")
         return 0
 

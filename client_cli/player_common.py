@@ -19,7 +19,13 @@ from datetime import datetime
 from typing import Any
 
 from .api import ApiError, JoinedRoom, LucieClient
-from .common import lucie_command, run_command, server_commands, start_server_hint
+from .common import (
+    lucie_command,
+    lucie_command_for,
+    run_command,
+    server_commands,
+    start_server_hint,
+)
 from .embedded import ensure_server, nothing_listens
 from .player_key import PlayerKey, load_key
 
@@ -147,8 +153,11 @@ async def join_as_player(client: LucieClient, room: str, player: PlayerKey,
                 await client.close(room, host_token)
         if exc.code == "racer/name_taken":
             if await _seated(client, room, player):
+                other = lucie_command_for(client.url, "join", room, "--anonymous", "--name",
+                                          "NAME")
                 raise Worded(exc.code, f"you (player {player.name}) already have a seat in "
-                             "this room: race from the board that took it (another terminal?)",
+                             "this room: race from the board that took it (another "
+                             f"terminal?); someone else on this machine joins with {other}",
                              status=exc.status) from None
             raise Worded(exc.code, f"another racer in this room is called {player.name}, "
                          "your player's name; join with --anonymous --name OTHER to race "

@@ -46,10 +46,10 @@ from ..api import (
     Welcome,
 )
 from ..common import detach_std_streams
-from .controls import Controls, help_line
+from .controls import Controls
 from .follow import Follow
 from .model import FINAL_STATUSES, apply_progress, delay_note, hidden_note, rank_racers
-from .render import Rendering
+from .render import GO_HOLD_S, Rendering
 from .screens import ResultsScreen
 from .state import Seat
 from .terminal import TerminalDriver, TerminalLost
@@ -133,12 +133,6 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         yield self.w_opponents
         yield self.w_message
         yield Input(placeholder=self._input_hint(), id="move")
-
-    def _input_hint(self) -> str:
-        if not self.seat.racer:
-            return "w NAME: watch that racer's board · q quit"
-        host = bool(self.seat.host_token) and (self.room is None or self.room.state == "waiting")
-        return "move: " + help_line(self.room.rules if self.room else None, host=host)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's Linux driver, made to notice a closed terminal
@@ -283,7 +277,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
             with contextlib.suppress(ApiError):
                 self._set_room(await self.client.get_room(self.seat.room))
             self.clock_base = (ev.race_clock_ms or 0, time.monotonic())
-            self.say("Go!", "ok")
+            self.say("Go!", "ok", fade_s=GO_HOLD_S)
             await self._refresh_game()  # may tell a spectator how late the board is
         elif ev.type == "race_over":
             self._set_state("over")

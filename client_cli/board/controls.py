@@ -42,9 +42,10 @@ SPECTATOR_MOVE = ("spectators cannot move; you are watching: w NAME and Enter wa
 """What a spectator's typed move (or any text the board does not know) gets."""
 
 
-def help_line(rules: RulesView | None, *, host: bool = False) -> str:
+def help_line(rules: RulesView | None, *, host: bool = False, ready: bool = False) -> str:
     """The input line's placeholder: the moves the room's rules allow (``HELP`` when
-    they are not known yet), with ``s start`` for the host only."""
+    they are not known yet), with ``s start`` for the host only, ``ready`` for a
+    racer who may get ready (a joiner while the room waits)."""
     if rules is None:
         parts = HELP.split(" · ")[:-1]
     else:
@@ -60,6 +61,8 @@ def help_line(rules: RulesView | None, *, host: bool = False) -> str:
             parts.append("m 5H f merci")
     if host:
         parts.append("s start")
+    if ready:
+        parts.append("ready")
     return " · ".join([*parts, "q quit"])
 
 
@@ -111,6 +114,16 @@ class Controls:
     pending_move: str | None
     watched: str | None
     game: GameView | None
+
+    def _input_hint(self: Board) -> str:
+        """The input line's placeholder for this seat: what a spectator may type, or
+        the key bar (:func:`help_line`); ``s start`` or ``ready`` while the room waits."""
+        if not self.seat.racer:
+            return "w NAME: watch that racer's board · q quit"
+        waiting = self.room is None or self.room.state == "waiting"
+        host = bool(self.seat.host_token)
+        return "move: " + help_line(self.room.rules if self.room else None,
+                                    host=waiting and host, ready=waiting and not host)
 
     async def on_input_submitted(self: Board, event: Input.Submitted) -> None:
         text = event.value.strip()

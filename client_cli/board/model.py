@@ -9,6 +9,8 @@ import re
 from collections.abc import Collection, Iterable
 from typing import Any
 
+from rich.cells import cell_len
+
 from ..api import RacerView, StandingView
 
 __all__ = [
@@ -16,6 +18,7 @@ __all__ = [
     "GHOST_MARK",
     "apply_progress",
     "delay_note",
+    "fit_parts",
     "fmt_clock",
     "hidden_note",
     "merci_targets",
@@ -118,6 +121,19 @@ def standing_rows(standings: Iterable[StandingView],
     return [(str(s.rank), s.name, str(s.foundation_cards), fmt_clock(s.reach_time_ms),
              str(s.moves), status_text(s.status, ready=s.racer in ready), str(s.points))
             for s in standings]
+
+
+def fit_parts(parts: list[tuple[int, str]], width: int) -> str:
+    """``parts`` (weight, text) joined by `` · `` in their order, within ``width``
+    cells when it can be: the part of the lowest weight goes first, then the
+    next; weight 9 parts always stay (a line of them only may be wider)."""
+    keep = list(parts)
+    while cell_len(" · ".join(t for _, t in keep)) > width:
+        weakest = min(keep)
+        if weakest[0] >= 9:
+            break
+        keep.remove(weakest)
+    return " · ".join(t for _, t in keep)
 
 
 def delay_note(delay_ms: int) -> str:

@@ -12,16 +12,20 @@ import time
 
 from ..api import RoomView
 from ..common import lucie_command_for, room_link
-from .model import GHOST_MARK, fmt_clock, points, rank_racers, status_text
+from .model import GHOST_MARK, fit_parts, fmt_clock, points, rank_racers, status_text
 from .state import Board
 from .widgets import FanView
 
-__all__ = ["ERROR_HOLD_S", "Rendering"]
+__all__ = ["ERROR_HOLD_S", "GO_HOLD_S", "Rendering"]
 
 
 ERROR_HOLD_S = 5.0
 """How long an error (``refused``) stays in the message line against the
 spectator's delay note (a command's answer replaces it at once)."""
+
+GO_HOLD_S = 3.0
+"""How long "Go!" stays in the message line at the start (a move's answer
+replaces it sooner)."""
 
 
 class Rendering:
@@ -30,13 +34,17 @@ class Rendering:
     _fans_key: tuple[tuple[str, ...], ...] | None
     error_until = 0.0
     """Until when (monotonic) the message line's error is kept from the delay note."""
+    fade_until = 0.0
+    """When (monotonic) the message line's passing note goes; 0: it stays."""
 
-    def say(self: Board, text: str, kind: str = "") -> None:
-        """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain)."""
+    def say(self: Board, text: str, kind: str = "", *, fade_s: float = 0.0) -> None:
+        """Show ``text`` in the message line (``kind``: ``refused``, ``ok`` or plain);
+        ``fade_s``: a passing note, gone after that many seconds unless replaced."""
         msg = self.w_message
         msg.set_classes(kind)
         msg.update(text)
         self.error_until = time.monotonic() + ERROR_HOLD_S if kind == "refused" else 0.0
+        self.fade_until = time.monotonic() + fade_s if fade_s else 0.0
 
     def _watch_note(self: Board, note: str) -> None:
         """Tell a spectator, once per change, how the watched board is shown; not
@@ -45,6 +53,8 @@ class Rendering:
             return
         if note and note != self.watch_note:
             self.say(note, "refused" if "hidden" in note else "ok")
+        elif not note and self.watch_note:  # live now: the race is over
+            self.say("")
         self.watch_note = note
 
     def _clock_ms(self: Board) -> int | None:
@@ -56,6 +66,8 @@ class Rendering:
         return base + int((time.monotonic() - t0) * 1000)
 
     def _tick(self: Board) -> None:
+        if self.fade_until and time.monotonic() >= self.fade_until:
+            self.say("")
         self._render_status()
         self._render_banner()
 
@@ -74,26 +86,30 @@ class Rendering:
             self.w_status.update(f"{self.seat.room} · {self.connection_note}")
             return
         deal = room.deal_number or self.host_deal or "?"  # the host knows it before the start
-        parts = [f"room {room.code}", f"deal {deal}", room.rules.name or room.rules.variant,
-                 f"{fmt_clock(self._clock_ms())} / {fmt_clock(room.time_limit_ms)}"]
+        # (weight, text): what does not fit the line goes, the lowest weight first
+        parts = [(9, f"room {room.code}"), (3, f"deal {deal}"),
+                 (2, room.rules.name or room.rules.variant),
+                 (9, f"{fmt_clock(self._clock_ms())} / {fmt_clock(room.time_limit_ms)}")]
         if self.seat.racer:
             ranked = [r.id for r in rank_racers(self.racers.values())]
-            if self.seat.racer in ranked:
+            if self.seat.racer in ranked and room.state not in ("waiting", "countdown"):
                 me = self.racers[self.seat.racer]
-                parts.append(f"rank {ranked.index(me.id) + 1}/{len(ranked)} "
-                             f"({points(me)} pts)")
+                parts.append((9, f"rank {ranked.index(me.id) + 1}/{len(ranked)} "
+                                 f"({points(me)} pts)"))
         else:
             name = self.racers[self.watched].name if self.watched in self.racers else "—"
-            parts.append(f"watching {name}")
+            parts.append((9, f"watching {name}"))
             if self.game is not None and self.game.delay_ms:
-                parts.append(f"{self.game.delay_ms // 1000} s behind")
+                parts.append((8, f"{self.game.delay_ms // 1000} s behind"))
         if self.game is not None:
-            parts.append(f"redeals left {self.game.redeals_left}")
+            parts.append((6, f"redeals left {self.game.redeals_left}"))
             if room.rules.merci:
-                parts.append("merci " + ("left" if not self.game.position.merci_used else "used"))
-            parts.append(f"moves {self.game.moves}")
-        parts.append(self.connection_note)
-        self.w_status.update(" · ".join(parts))
+                merci = "left" if not self.game.position.merci_used else "used"
+                parts.append((5, f"merci {merci}"))
+            parts.append((7, f"moves {self.game.moves}"))
+        parts.append((1 if self.connection_note == "live" else 9, self.connection_note))
+        width = self.w_status.content_size.width or 1_000  # 1 000: not laid out yet
+        self.w_status.update(fit_parts(parts, width))
 
     def _render_banner(self: Board) -> None:
         room = self.room

@@ -67,6 +67,7 @@ class Board(Protocol):
     connection_note: str
     watch_note: str
     error_until: float
+    fade_until: float
     countdown_until: float | None
     quick_until: float | None
     clock_base: tuple[int, float] | None
@@ -79,7 +80,7 @@ class Board(Protocol):
     w_opponents: OpponentsPanel
     w_message: Static
 
-    def say(self, text: str, kind: str = "") -> None: ...
+    def say(self, text: str, kind: str = "", *, fade_s: float = 0.0) -> None: ...
     def _watch_note(self, note: str) -> None: ...
     def _clock_ms(self) -> int | None: ...
     def _render_status(self) -> None: ...

@@ -12,8 +12,10 @@ import pytest
 from textual.widgets import DataTable, Input
 
 from client_cli.api import JoinedRoom, LucieClient
+from client_cli.board import app as app_module
 from client_cli.board.app import RaceApp
 from client_cli.board.controls import help_line, move_examples
+from client_cli.board.render import GO_HOLD_S
 from client_cli.board.screens import ConfirmScreen, ResultsScreen
 from client_cli.board.state import Seat
 from client_cli.board.widgets import FanView, OpponentsPanel
@@ -427,10 +429,36 @@ async def test_joiner_and_spectator_see_only_what_they_can_do(lucie_server: str)
         assert "3f, 3 7" in message and "3c" not in message and "c2f" not in message
 
 
+async def test_the_joiners_board_before_and_at_the_start(
+        lucie_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trial, on a joiner's board: the key bar did not mention ``ready`` (the
+    banner says to type it), "rank 2/2 (0 pts)" showed before the start, and
+    "Go!" stayed in the message line 40 s into the race. Now: ``ready`` in the
+    key bar while the room waits, no rank until the start, "Go!" for a few
+    seconds."""
+    assert GO_HOLD_S <= 5
+    monkeypatch.setattr(app_module, "GO_HOLD_S", 0.5)
+    room, host, (_ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=1)
+    app = RaceApp(Seat(lucie_server, room, bob.racer.id, bob.token))
+    async with LucieClient(lucie_server) as client, app.run_test(size=SIZE):
+        await until(lambda: app.room is not None, what="welcome")
+        assert "ready" in text_of(app, "#banner")
+        assert app.query_one("#move", Input).placeholder.endswith("· ready · q quit")
+        assert "rank" not in text_of(app, "#status") and "pts" not in text_of(app, "#status")
+        await client.start(room, host)
+        await until(lambda: "Starting" in text_of(app, "#banner"), what="countdown")
+        assert "rank" not in text_of(app, "#status")
+        await until(lambda: "Go!" in text_of(app, "#message"), what="Go!")
+        await until(lambda: "/2 (0 pts)" in text_of(app, "#status"), what="the rank, raced")
+        assert "ready" not in app.query_one("#move", Input).placeholder
+        await until(lambda: "Go!" not in text_of(app, "#message"), timeout=3, what="Go! gone")
+
+
 def test_the_key_bar_and_hints_follow_the_rules_and_the_seat() -> None:
     plain, cells = RulesView(), RulesView(cells=2, merci=True, undo=False)
     assert "s start" in help_line(plain, host=True)
     assert "s start" not in help_line(plain)
+    assert "ready" in help_line(plain, ready=True) and "ready" not in help_line(plain)
     assert "3c" not in help_line(plain) and "3c" in help_line(cells)
     assert "m 5H f" in help_line(cells) and "u undo" not in help_line(cells)
     assert "c2 7" not in move_examples(plain) and "c2 7" in move_examples(cells)

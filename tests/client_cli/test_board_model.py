@@ -5,6 +5,7 @@ from __future__ import annotations
 from client_cli.api import RacerView
 from client_cli.board.model import (
     apply_progress,
+    fit_parts,
     fmt_clock,
     merci_targets,
     points,
@@ -63,3 +64,11 @@ def test_one_wording_of_a_status_on_every_screen() -> None:
             StandingView(rank=2, racer="b", name="b", status="waiting"),
             StandingView(rank=3, racer="c", name="c", status="waiting")]
     assert [r[5] for r in standing_rows(rows, ready={"c"})] == ["timed out", "waiting", "ready"]
+
+
+def test_fit_parts_drops_the_lightest_parts_first_and_keeps_the_order() -> None:
+    parts = [(9, "room ABCDEF"), (2, "La Belle Lucie"), (9, "0:12 / 15:00"), (6, "moves 3"),
+             (1, "live")]
+    assert fit_parts(parts, 200) == "room ABCDEF · La Belle Lucie · 0:12 / 15:00 · moves 3 · live"
+    assert fit_parts(parts, 40) == "room ABCDEF · 0:12 / 15:00 · moves 3"
+    assert fit_parts(parts, 10) == "room ABCDEF · 0:12 / 15:00"  # weight 9 stays

@@ -336,12 +336,15 @@ def test_quitting_a_rematch_room_reports_that_room_not_the_last_race(
     assert f"Room {codes[1]}: no results: you left before its race started" in last
 
 
-def test_a_ghost_room_says_how_to_race_it(lucie_server: str,
+def test_a_ghost_room_says_how_to_race_it(lucie_server: str, monkeypatch: pytest.MonkeyPatch,
+                                          tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     """The trial: ``lucie ghost ROOM RACER`` printed ``host token: …`` with no word
     of what it is for, and the ghost room's board said "waiting for the host"
     though no host comes: the output says what to do next, the board to type
-    ready (the ghost gets ready with the racer)."""
+    ready (the ghost gets ready with the racer). A later trial: it said ``lucie
+    play --code CODE`` where the README and the board say ``lucie join CODE``;
+    the command printed is that one, and it seats you in the ghost room."""
     async def raced() -> str:
         async with LucieClient(lucie_server) as client:
             made = await client.create_room(deal=2, countdown_s=0, visibility="private")
@@ -358,7 +361,25 @@ def test_a_ghost_room_says_how_to_race_it(lucie_server: str,
     text = " ".join(out.split())
     code = re.search(r"Ghost room (\w+)", text)
     assert code is not None
-    assert f"play --code {code[1]} --server {lucie_server} then type ready and Enter" in text
+    assert f"join {code[1]} --server {lucie_server} then type ready and Enter" in text
+    said = re.search(r"Race it: (.+?) then type ready", text)
+    assert said is not None and "play" not in said[1]
+    seats: list[Seat] = []
+
+    async def note_the_seat(self: RaceApp, *args: object, **kwargs: object) -> int:
+        seats.append(self.seat)
+        return 0
+
+    monkeypatch.setattr(RaceApp, "run_async", note_the_seat)
+    monkeypatch.setenv("LUCIE_CONFIG_DIR", str(tmp_path))
+    assert main(shlex.split(said[1])[1:]) == 0, capsys.readouterr().err
+    assert len(seats) == 1 and seats[0].racer is not None
+
+    async def ghost_racers() -> set[str]:
+        async with LucieClient(lucie_server) as client:
+            return {r.id for r in (await client.get_room(code[1])).racers}
+
+    assert seats[0].racer in asyncio.run(ghost_racers())  # a seat in the ghost room
     assert "the ghost gets ready with you" in text
     assert re.search(r"host token \(not needed to race[^)]*\): \S+", text), text
 

@@ -126,6 +126,9 @@ def test_race_as_players_then_history_h2h_me_and_the_rating_board(
     assert users.lucie("ada", "join", code, "--anonymous", "--name", "carol")[0] == 0
     rc, _, err = users.lucie("ada", "join", code)  # a second terminal, same player
     assert rc == 1 and f"you (player {ada}) already have a seat in this room" in flat(err)
+    # the trial: a second person on this machine was not told how to join as someone else
+    assert "someone else on this machine joins with" in flat(err)
+    assert f"join {code} --anonymous --name NAME --server {users.url}" in flat(err)
     assert len(seats) == 3  # (the trial: "racer/name_taken: 'Ada' is taken in this room")
     other, _ = asyncio.run(_room(users.url))  # an anonymous racer took the player's name
     assert users.lucie("nobody", "join", other, "--name", ada.upper())[0] == 0

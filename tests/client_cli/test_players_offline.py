@@ -516,3 +516,21 @@ def test_computer_and_anonymous_racers_are_said_not_to_be_players(
         assert "no player 'bot-Ada' on" in err, err
         assert "computer racers (bot-Ada, …) and racers who race without a player " \
                "(anonymously) are not players" in err, err
+
+
+def test_no_rated_race_yet_says_computer_racers_do_not_count(
+        routes: tuple[str, type[_Routes]], config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trial: after a race against a computer racer, ``lucie me`` said "a rating
+    moves after each ranked race with two or more players", and the user counted
+    the bot (docs/players.md: bots are not rated and do not count)."""
+    url, handler = routes
+    unrated = {**_figures("belle-lucie"), "rating": {"mu": 25.0, "sigma": 8.3, "rating": 0.0,
+                                                      "rated_races": 0, "provisional": True}}
+    monkeypatch.setattr(handler, "routes", {**handler.routes, f"/api/v1/players/{PLAYER['id']}": (
+        200, {"player": PLAYER, "races": 1, "variants": [unrated]})})
+    save_key(url, PLAYER, "lpk_secret")
+    screen = _terminal(monkeypatch, 120)
+    assert main(["me", "--server", url]) == 0
+    text = " ".join(_ANSI.sub("", screen.getvalue()).split())
+    assert "No rated race yet" in text
+    assert "computer racers (bot-…) and anonymous racers do not count" in text
