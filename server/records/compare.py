@@ -247,7 +247,7 @@ def _divergence(a: GameRecord, b: GameRecord) -> Divergence:
     for i, (ma, mb) in enumerate(zip(a.moves, b.moves, strict=False), 1):
         if ma.move != mb.move:
             return Divergence(i, "moves", str(ma.move), str(mb.move))
-        ga, gb = ga.play(ma.move), gb.play(mb.move)
+        ga, gb = ga.play(ma.move).with_log(()), gb.play(mb.move).with_log(())  # linear
         if ga.position != gb.position:
             return Divergence(i, "layouts", str(ma.move), str(mb.move))
     if len(a.moves) == len(b.moves):

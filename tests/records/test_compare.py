@@ -98,6 +98,25 @@ def test_the_lead_of_long_logs_takes_one_pass() -> None:
     assert (lead.a_ms, lead.b_ms, lead.changes) == (2_500, 0, 0)  # a ahead every other ms
 
 
+def test_a_comparison_takes_time_in_proportion_to_its_logs() -> None:
+    """The timelines and the divergence replayed each log move by move, each
+    move copying the log so far: quadratic (a comparison of two 40,000-move
+    logs held the event loop ~12 s)."""
+    import time
+
+    def took(n: int) -> float:
+        moves = [("8f" if i % 2 == 0 else "u", i) for i in range(n)]
+        a, b = record(moves), record(moves)
+        started = time.perf_counter()
+        c = compare(a, b)
+        assert c.divergence.move_index is None and len(c.a.steps) == n
+        assert a.game().log == b.game().log and len(a.game().log) == n
+        return time.perf_counter() - started
+
+    took(1_000)  # warm
+    assert took(32_000) < 20 * took(4_000)
+
+
 def test_verdict_by_ranking_rules() -> None:
     v = compare(record(ADA), record(BOB)).verdict
     assert (v.winner, v.decided_by) == ("b", "reach_time")  # 2 cards each, Bob at 2.0 s
