@@ -54,14 +54,16 @@ _SCALAR_BRANCH = {"str": "string_type", "int": "int_type", "float": "float_type"
 """A plain type's union branch, last in ``loc``, by the error it gives."""
 
 
-def validation_details(exc: ValidationError) -> list[dict[str, Any]]:
+def validation_details(exc: ValidationError, *, tagged: bool = False) -> list[dict[str, Any]]:
     """Pydantic errors as JSON-able ``{"loc", "msg", "type"}`` (no input echoed);
     ``loc`` is the path in the request — field names and list indexes, without
     pydantic's names of union branches — and each distinct error is given once.
+    ``tagged``: the input is a discriminated union (the socket's messages), whose
+    errors start their ``loc`` with the tag (``["move", "d", …]``): dropped too.
     """
     details: list[dict[str, Any]] = []
     for e in exc.errors(include_url=False, include_input=False, include_context=False):
-        loc = [part for i, part in enumerate(e["loc"])
+        loc = [part for i, part in enumerate(e["loc"][1:] if tagged else e["loc"])
                if i == 0 or not (isinstance(part, str) and _UNION_BRANCH.fullmatch(part))]
         if len(loc) > 1 and _SCALAR_BRANCH.get(str(loc[-1])) == e["type"]:
             loc.pop()  # ["move", "str"]: the move is not a string

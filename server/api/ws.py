@@ -279,9 +279,10 @@ class Connection:
             try:
                 msg = client_message(raw)
             except ValidationError as exc:
+                errors = validation_details(exc, tagged=True)[:5]
                 self.push("error", {"code": RequestInvalid.code,
                                     "message": "not a valid client message",
-                                    "details": {"errors": validation_details(exc)[:5]}})
+                                    "details": {"errors": errors}})
                 continue
             try:
                 await self._handle(msg)

@@ -179,6 +179,8 @@ class RoomBots:
                 if room.series is None or room.series.race >= room.series.races \
                         or room.state == "closed":
                     return None
+                if room.state == "over" and all(r.bot for r in room.racers if r.status != "left"):
+                    return None  # nobody else goes on: the series stops here
                 if room.state == "over" and room.rematch is not None:
                     following = await self._retry(
                         functools.partial(self.racing.get_room, room.rematch.room))

@@ -37,6 +37,15 @@ CODE_LENGTH: Final = 6
 NAME_MAX: Final = 24
 _REFUSED: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Unicode categories a display name may not hold (control, format, …)."""
+_INVISIBLE: Final = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+    (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0x1D173, 0x1D17A),
+)
+"""Default-ignorable code points outside those categories (the combining grapheme
+joiner, fillers, variation selectors): invisible, so refused too — ``alice`` plus
+one of them would pass for ``alice``, a filler alone for no name at all (the
+ranges of ``server.records.players``, which this layer does not import) — but
+for an emoji's presentation selector (:func:`_invisible`)."""
 _CODE_RE: Final = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 
 
@@ -85,6 +94,16 @@ def token_matches(token: str | None, digest: str) -> bool:
     return hmac.compare_digest(_presented_digest(token), digest)
 
 
+def _invisible(ch: str, before: str) -> bool:
+    """Whether ``ch`` is invisible here: one of :data:`_INVISIBLE`, except the
+    text / emoji presentation selectors (U+FE0E, U+FE0F) right after a symbol or
+    a keycap's ``0-9 # *`` (``❤️``, ``1️⃣``), which they do change."""
+    if not any(low <= ord(ch) <= high for low, high in _INVISIBLE):
+        return False
+    return not (ch in "\ufe0e\ufe0f" and before != ""
+                and (unicodedata.category(before).startswith("S") or before in "0123456789#*"))
+
+
 def check_name(name: str) -> str:
     """The display name, trimmed, or :class:`ValueError` with the reason.
 
@@ -94,7 +113,8 @@ def check_name(name: str) -> str:
     leading and trailing spaces go and inner runs of spaces become one space.
     """
     normal = unicodedata.normalize("NFC", name)
-    bad = next((ch for ch in normal if unicodedata.category(ch) in _REFUSED), None)
+    bad = next((ch for i, ch in enumerate(normal) if unicodedata.category(ch) in _REFUSED
+                or _invisible(ch, normal[i - 1] if i else "")), None)
     if bad is not None:
         raise ValueError(f"a name may not hold control or invisible characters "
                          f"(U+{ord(bad):04X} here); use letters, digits, punctuation "

@@ -164,7 +164,7 @@ class Racers:
     async def leave(self, ref: str, racer_id: str, token: str | None) -> None:
         """The racer leaves (their token) or the host kicks them (host token).
         Before the start (countdown included) the racer is removed — the last
-        one leaving cancels the countdown; during the race their result
+        one leaving, computer racers aside, cancels the countdown; during the race their result
         becomes final with status ``left``.
 
         :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
@@ -183,7 +183,9 @@ class Racers:
             if room.state in ("waiting", "countdown"):
                 roster = [e for e in room.roster if e.id != racer_id]
                 update: dict[str, Any] = {"roster": roster}
-                if not roster:  # the last racer left during the countdown: cancel it
+                if all(e.bot for e in roster):
+                    # the last racer (computer racers are nobody to race for) left
+                    # during the countdown: cancel it
                     update.update(state="waiting", start_at_ms=None)
                 new = room.model_copy(update=update)
                 try:

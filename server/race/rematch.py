@@ -256,12 +256,13 @@ class Rematches:
 
     async def _series_room(self, old: RoomRecord, now: int) -> RoomRecord | None:
         """The series' next race's room, saved with its countdown running: every
-        racer of ``old`` who did not leave, the same host; ``None`` when all left."""
+        racer of ``old`` who did not leave, the same host; ``None`` when all left
+        (computer racers alone are nobody to race for)."""
         assert old.series is not None
         racers = await self.rooms.racers(old)
         going = [e for e in old.roster
                  if (r := racers.get(e.id)) is None or r.status != "left"]
-        if not going:
+        if all(e.bot for e in going):
             return None
         seats = [e.model_copy(update={"join_order": i, "ready": False})
                  for i, e in enumerate(going, 1)]

@@ -125,7 +125,8 @@ class SeriesTables:
             state = "over"
         elif lost or any(room.state == "closed" for room, _ in chain) or (
                 is_over(last) and last.rematch is None) or (
-                len(chain) > 1 and last.state == "waiting" and not last.roster):
+                len(chain) > 1 and last.state == "waiting"
+                and all(e.bot for e in last.roster)):
             state = "stopped"  # closed, nobody left to go on, or everyone left before a start
         else:
             state = "running"

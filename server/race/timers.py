@@ -70,7 +70,8 @@ def deadline(room: RoomRecord) -> int | None:
     (:meth:`~server.race.quick_state.QuickState.deadline`), or ``None`` (waiting,
     over, closed)."""
     if room.state == "waiting" and room.quick is not None:
-        return room.quick.deadline(len(room.roster), room.capacity)
+        # computer racers alone (their racer left) are nobody to start a race for
+        return room.quick.deadline(sum(not e.bot for e in room.roster), room.capacity)
     if room.start_at_ms is None:
         return None
     if room.state == "countdown":

@@ -247,7 +247,7 @@ def _divergence(a: GameRecord, b: GameRecord) -> Divergence:
     for i, (ma, mb) in enumerate(zip(a.moves, b.moves, strict=False), 1):
         if ma.move != mb.move:
             return Divergence(i, "moves", str(ma.move), str(mb.move))
-        ga, gb = ga.play(ma.move), gb.play(mb.move)
+        ga, gb = ga.play(ma.move).with_log(()), gb.play(mb.move).with_log(())  # linear
         if ga.position != gb.position:
             return Divergence(i, "layouts", str(ma.move), str(mb.move))
     if len(a.moves) == len(b.moves):
@@ -258,13 +258,28 @@ def _divergence(a: GameRecord, b: GameRecord) -> Divergence:
     return Divergence(i + 1, "ended", a_move, b_move)
 
 
+def _counts_at(side: Side, marks: list[int]) -> list[int]:
+    """:meth:`Side.foundation_cards_at` of each of the ascending ``marks``, in one
+    pass over the steps (a call per mark was quadratic: two logs of 20,000 moves
+    held the event loop ~10 s)."""
+    counts: list[int] = []
+    i, count = 0, side.start_foundation_cards
+    for mark in marks:
+        while i < len(side.steps) and side.steps[i].race_clock_ms <= mark:
+            count = side.steps[i].foundation_cards
+            i += 1
+        counts.append(count)
+    return counts
+
+
 def _lead(a: Side, b: Side) -> Lead:
     end = max(a.end_ms, b.end_ms)
     marks = sorted({0, end, *(s.race_clock_ms for s in a.steps + b.steps)})
     marks = [m for m in marks if m <= end]
     segments: list[LeadSegment] = []
-    for start, stop in pairwise(marks):
-        fa, fb = a.foundation_cards_at(start), b.foundation_cards_at(start)
+    starts = marks[:-1]
+    for (start, stop), fa, fb in zip(pairwise(marks), _counts_at(a, starts),
+                                     _counts_at(b, starts), strict=True):
         leader: Who | None = "a" if fa > fb else "b" if fb > fa else None
         if segments and segments[-1].leader == leader:
             segments[-1] = LeadSegment(segments[-1].start_ms, stop, leader)

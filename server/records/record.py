@@ -111,7 +111,7 @@ def timeline(record: GameRecord) -> tuple[Game, list[Step]]:
             raise IllegalLogMove(i, f"move {i} (a): a log holds autoplay as its foundation moves")
         before = game.foundation_cards
         try:
-            game = game.play(timed.move)
+            game = game.play(timed.move).with_log(())  # the log is set once (Game.with_log)
         except IllegalMoveError as exc:
             raise IllegalLogMove(i, f"move {i} ({timed.move}): {exc.reason}") from None
         pos = game.position
@@ -120,4 +120,4 @@ def timeline(record: GameRecord) -> tuple[Game, list[Step]]:
             reach = timed.race_clock_ms
         steps.append(Step(i, str(timed.move), timed.race_clock_ms, pos.foundation_cards, delta,
                           pos.redeals_used + 1, pos.redeals_used, pos.merci_used, reach))
-    return game, steps
+    return game.with_log(tuple(timed.move for timed in record.moves)), steps

@@ -289,6 +289,10 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
         if text is not None and self.send_text_now(text):
             return
         await super().send(message)
+        if message["type"] == "websocket.http.response.start":
+            # an upgrade refused with an HTTP answer (a 429 past a cap) ends the
+            # handshake, as wsproto's protocol says; uvicorn logged an ERROR each
+            self.handshake_complete = True
         if message["type"] == "websocket.accept" and self.handshake_complete:
             # from now on, what decides the direct write above can only turn it off
             self._plain = self.initial_response is None and not self.conn.extensions

@@ -84,7 +84,11 @@ def test_ready_needs_its_field(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize("name", ["a\tb", "a\nb", "ada\r", "a\x00b", "a\u200bb",
-                                  "a\u2028b", "\u202eada", "a\x7fb"])
+                                  "a\u2028b", "\u202eada", "a\x7fb",
+                                  # invisible but not format characters: a name that
+                                  # passes for another, or looks like none
+                                  "ada\u034f", "ada\ufe0f", "ada\u180b", "\u3164",
+                                  "\u115f\u1160", "a\uffa0b"])
 def test_names_refuse_control_and_format_characters(client: TestClient, name: str) -> None:
     room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]["id"]
     r = client.post(f"/api/v1/rooms/{room}/racers", json={"name": name})
@@ -97,6 +101,13 @@ def test_names_trim_and_collapse_spaces(client: TestClient) -> None:
     room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]["id"]
     r = client.post(f"/api/v1/rooms/{room}/racers", json={"name": "  Ada \u00a0  Lovelace "})
     assert r.status_code == 201 and r.json()["racer"]["name"] == "Ada Lovelace"
+
+
+def test_names_keep_emoji_presentation_selectors(client: TestClient) -> None:
+    room = client.post("/api/v1/rooms", json={"deal": 3}).json()["room"]["id"]
+    for name in ("Ada \u2764\ufe0f", "Bo \u2600\ufe0e", "1\ufe0f\u20e3 Cy"):
+        r = client.post(f"/api/v1/rooms/{room}/racers", json={"name": name})
+        assert r.status_code == 201 and r.json()["racer"]["name"] == name, name
 
 
 def test_plain_get_of_the_socket_answers_426(client: TestClient) -> None:

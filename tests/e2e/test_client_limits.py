@@ -13,6 +13,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from tests.conftest import SERVER_LOGS
+
 pytestmark = pytest.mark.timeout(90)
 
 DEFAULTS = {  # the shipped defaults, set explicitly (the suite raises them elsewhere)
@@ -206,3 +208,28 @@ async def test_behind_a_trusted_balancer_limits_key_on_the_forwarded_client(
     async with connect(ws_url, additional_headers={"X-Forwarded-For": "203.0.113.9"},
                        local_addr=("127.0.4.1", 0), open_timeout=10) as ws:
         assert await ws.recv()
+
+
+async def test_a_refused_upgrade_is_no_server_error(server_factory: Any) -> None:
+    """A socket past a cap is refused with its 429 (an HTTP answer to the upgrade):
+    a client's refusal, logged as such — uvicorn's sans-I/O protocol logged
+    "ASGI callable returned without completing handshake." at ERROR for each."""
+    url = str(server_factory(**{**DEFAULTS, "LUCIE_SOCKETS_PER_ADDRESS": "2",
+                                "LUCIE_LOG_LEVEL": "info"}))
+    async with _http(url) as http:
+        room = (await http.post("/rooms", json={})).json()["room"]["id"]
+    opened: list[Any] = []
+    statuses: list[int] = []
+    try:
+        for _ in range(5):
+            try:
+                opened.append(await _ws(url, room, "127.0.0.1").__aenter__())
+            except InvalidStatus as exc:
+                statuses.append(exc.response.status_code)
+    finally:
+        await asyncio.gather(*(ws.close() for ws in opened))
+    assert len(opened) == 2 and statuses == [429] * 3
+    await asyncio.sleep(0.2)
+    log = SERVER_LOGS[url].read_text()
+    assert '"WebSocket /api/v1/rooms/' in log and "429" in log  # the refusals, at INFO
+    assert "without completing handshake" not in log and '"level": "ERROR"' not in log

@@ -86,6 +86,26 @@ async def test_bad_messages_get_errors_and_change_nothing(url: str) -> None:
     await api.aclose()
 
 
+async def test_schema_errors_point_at_the_message_not_at_its_type(url: str) -> None:
+    """``loc`` of a socket message's schema errors is the path in the message, as on
+    REST (``["d", "expected_version"]``), not led by pydantic's branch (``"move"``)."""
+    api = Api(url)
+    room, _ = await api.create(deal=9)
+    _, token = await api.join(room["id"], "ada")
+    async with open_socket(url, room["id"], token) as ws:
+        await recv(ws)
+        for bad, locs in (('{"t":"move","d":{"move":"1f"}}',
+                           [["d", "expected_version"], ["d", "client_move_id"]]),
+                          ('{"t":"move","d":{"move":[1],"expected_version":0,"client_move_id":"x"}}',
+                           [["d", "move"], ["d", "move"]]),  # not a string, nor an object
+                          ('{"t":"ping","x":1}', [["x"]]),
+                          ('{"t":"auth"}', [["d"]])):
+            await ws.send(bad)
+            err = await recv_until(ws, "error")
+            assert [e["loc"] for e in err["d"]["details"]["errors"]] == locs, bad
+    await api.aclose()
+
+
 async def test_spectators_cannot_move_and_bad_tokens_are_closed(url: str) -> None:
     api = Api(url)
     room, host = await api.create(deal=9, countdown_s=0)

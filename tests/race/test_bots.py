@@ -84,6 +84,28 @@ async def test_a_room_of_bots_alone_waits_for_its_host(authority: RaceAuthority)
     assert bot.status in FINAL_BY_PLAY and bot.moves > 0
 
 
+async def test_bots_alone_after_their_racer_left_the_countdown_do_not_start(
+        authority: RaceAuthority) -> None:
+    """As when the last racer leaves during the countdown: it is cancelled, the
+    bots alone wait (they raced alone to the time limit)."""
+    room, _ = await authority.create_room(RoomOptions(bots=2, countdown_s=1))
+    ann, token = await authority.join(room.code, "ann")
+
+    async def bots_ready() -> bool:
+        view = await authority.get_room(room.id)
+        return all(r.ready for r in view.racers if r.id != ann.id)
+
+    await _until(bots_ready)
+    await authority.set_ready(room.code, ann.id, token, True)
+    assert (await authority.get_room(room.id)).state == "countdown"
+    await authority.leave(room.code, ann.id, token)
+    await asyncio.sleep(1.3)
+    await authority.tick()
+    view = await authority.get_room(room.id)
+    assert view.state == "waiting" and view.starts_in_ms is None, view.state
+    assert [r.name for r in view.racers] == ["bot-Ada", "bot-Bix"]
+
+
 async def test_bots_step_out_when_their_process_stops() -> None:
     store = MemoryStore()
     slow = RaceAuthority(store, RaceConfig(bot_think_ms=60_000))
@@ -148,3 +170,28 @@ async def test_bots_race_every_race_of_a_series(authority: RaceAuthority) -> Non
             assert view.rematch is not None
             current = view.rematch.room
     await _until(lambda: _is(authority.bots.running == 0))  # the last race: done
+
+
+async def test_a_series_ends_when_only_bots_are_left(authority: RaceAuthority) -> None:
+    """Its racer left during a race: the series stops there, no next race of the
+    bots alone (they raced every race left, alone)."""
+    room, _ = await authority.create_room(RoomOptions(
+        bots=1, countdown_s=0, time_limit_s=600, series_races=3, series_break_s=0))
+    ann, token = await authority.join(room.code, "ann")
+
+    async def bot_ready() -> bool:
+        view = await authority.get_room(room.id)
+        return all(r.ready for r in view.racers if r.id != ann.id)
+
+    await _until(bot_ready)
+    await authority.set_ready(room.code, ann.id, token, True)
+    await authority.leave(room.code, ann.id, token)
+
+    async def over() -> bool:
+        return (await authority.get_room(room.id)).state == "over"
+
+    await _until(over)
+    series = await authority.series(room.id)
+    assert (await authority.get_room(room.id)).rematch is None
+    assert series.state == "stopped" and series.final and series.played == 1
+    await _until(lambda: _is(authority.bots.running == 0))

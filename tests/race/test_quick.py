@@ -87,6 +87,32 @@ async def test_a_racer_alone_gets_bots_then_the_race_starts(
     await race.resign(room.id, ann.id, token)
 
 
+async def test_bots_alone_after_their_racer_left_do_not_race(
+        race: RaceAuthority, store: ClockStore) -> None:
+    """The racer alone leaves during the countdown their computer racers brought:
+    the countdown is cancelled and nothing starts it again (the bots raced alone
+    to the time limit)."""
+    room, ann, token = await race.quick("belle-lucie", "ann")
+    store.advance(30_000)
+    await race.tick()
+    assert (await race.get_room(room.id)).state == "countdown"
+    await race.leave(room.id, ann.id, token)
+    view = await race.get_room(room.id)
+    assert view.state == "waiting" and [r.name for r in view.racers] == [
+        "bot-Ada", "bot-Bix", "bot-Cog"]
+    for _ in range(3):
+        store.advance(10_000)
+        await race.tick()
+        assert (await race.get_room(room.id)).state == "waiting"
+    bob, bob_token = await race.join(room.code, "bob")  # someone comes: they race
+    store.advance(5_000)
+    await race.tick()
+    store.advance(3_000)
+    view = await race.get_room(room.id, bob_token)
+    assert view.state == "racing" and len(view.racers) == 4
+    await race.resign(room.id, bob.id, bob_token)
+
+
 async def test_bots_come_once_when_two_processes_sweep_at_once(store: ClockStore) -> None:
     a = RaceAuthority(store, RaceConfig(bot_think_ms=0, quick=QUICK))
     b = RaceAuthority(store, RaceConfig(bot_think_ms=0, quick=QUICK))

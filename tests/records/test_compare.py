@@ -77,6 +77,46 @@ def test_who_led_for_how_long() -> None:
     assert (lead.a_ms, lead.b_ms, lead.level_ms, lead.changes) == (500, 1000, 4500, 1)
 
 
+def test_the_lead_of_long_logs_takes_one_pass() -> None:
+    """Two logs of 20,000 moves (the replay format's most): the lead looked up
+    every step once per time mark (quadratic, ~10 s of the event loop per
+    ``POST /compare``); it is the same lead, from one pass."""
+    import time
+
+    from server.records.compare import _lead
+
+    moves = [("8f" if i % 2 == 0 else "u", i) for i in range(20_000)]
+    c = compare(record(moves), record(moves[:15_000]))
+    started = time.perf_counter()
+    lead = _lead(c.a, c.b)
+    assert time.perf_counter() - started < 1.0
+    assert lead == c.lead
+    slow = [(c.a.foundation_cards_at(s.start_ms), c.b.foundation_cards_at(s.start_ms))
+            for s in lead.segments[:50]]
+    assert [("a" if x > y else "b" if y > x else None) for x, y in slow] \
+        == [s.leader for s in lead.segments[:50]]
+    assert (lead.a_ms, lead.b_ms, lead.changes) == (2_500, 0, 0)  # a ahead every other ms
+
+
+def test_a_comparison_takes_time_in_proportion_to_its_logs() -> None:
+    """The timelines and the divergence replayed each log move by move, each
+    move copying the log so far: quadratic (a comparison of two 40,000-move
+    logs held the event loop ~12 s)."""
+    import time
+
+    def took(n: int) -> float:
+        moves = [("8f" if i % 2 == 0 else "u", i) for i in range(n)]
+        a, b = record(moves), record(moves)
+        started = time.perf_counter()
+        c = compare(a, b)
+        assert c.divergence.move_index is None and len(c.a.steps) == n
+        assert a.game().log == b.game().log and len(a.game().log) == n
+        return time.perf_counter() - started
+
+    took(1_000)  # warm
+    assert took(32_000) < 20 * took(4_000)
+
+
 def test_verdict_by_ranking_rules() -> None:
     v = compare(record(ADA), record(BOB)).verdict
     assert (v.winner, v.decided_by) == ("b", "reach_time")  # 2 cards each, Bob at 2.0 s
