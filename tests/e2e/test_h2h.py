@@ -201,7 +201,7 @@ def test_replay_file_round_trip_through_the_commands(http: httpx.Client, url: st
     assert "The two games are the same move for move." in out.stdout
     out = _lucie(url, "ghost", "--replay", str(path), "--countdown", "0")
     assert out.returncode == 0, out.stderr
-    assert "racing 👻 ada" in out.stdout and "lucie play --code" in out.stdout
+    assert "racing 👻 ada" in out.stdout and "lucie join " in out.stdout  # as the README joins
     bad = tmp_path / "bad.json"
     bad.write_text("[1]")
     out = _lucie(url, "ghost", "--replay", str(bad))
