@@ -16,6 +16,8 @@ import secrets
 import unicodedata
 from typing import Final
 
+from server.runtime.ignorable import default_ignorable
+
 __all__ = [
     "CODE_ALPHABET",
     "CODE_LENGTH",
@@ -37,15 +39,6 @@ CODE_LENGTH: Final = 6
 NAME_MAX: Final = 24
 _REFUSED: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Unicode categories a display name may not hold (control, format, …)."""
-_INVISIBLE: Final = (
-    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
-    (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0x1D173, 0x1D17A),
-)
-"""Default-ignorable code points outside those categories (the combining grapheme
-joiner, fillers, variation selectors): invisible, so refused too — ``alice`` plus
-one of them would pass for ``alice``, a filler alone for no name at all (the
-ranges of ``server.records.players``, which this layer does not import) — but
-for an emoji's presentation selector (:func:`_invisible`)."""
 _CODE_RE: Final = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 
 
@@ -95,10 +88,12 @@ def token_matches(token: str | None, digest: str) -> bool:
 
 
 def _invisible(ch: str, before: str) -> bool:
-    """Whether ``ch`` is invisible here: one of :data:`_INVISIBLE`, except the
-    text / emoji presentation selectors (U+FE0E, U+FE0F) right after a symbol or
-    a keycap's ``0-9 # *`` (``❤️``, ``1️⃣``), which they do change."""
-    if not any(low <= ord(ch) <= high for low, high in _INVISIBLE):
+    """Whether ``ch`` is invisible here: default-ignorable
+    (:mod:`server.runtime.ignorable`: ``ada`` plus one passed for ``ada``, a
+    filler alone for no name), except the text / emoji presentation selectors
+    (U+FE0E, U+FE0F) right after a symbol or a keycap's ``0-9 # *`` (``❤️``,
+    ``1️⃣``), which they do change."""
+    if not default_ignorable(ch):
         return False
     return not (ch in "\ufe0e\ufe0f" and before != ""
                 and (unicodedata.category(before).startswith("S") or before in "0123456789#*"))

@@ -25,6 +25,8 @@ import secrets
 import unicodedata
 from typing import Any, Protocol
 
+from server.runtime.ignorable import default_ignorable
+
 __all__ = ["KEY_PREFIX", "NAME_MAX", "NAME_MIN", "PlayerArchive", "check_player_name",
            "fold_name", "key_digest", "new_player_id", "new_player_key"]
 
@@ -53,15 +55,6 @@ _HAN = frozenset({"CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "IDEOGRAPH
 _TYPED = {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-"}
 """What phones and word processors type for ``'`` and ``-``: the same name."""
 
-_INVISIBLE = (
-    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
-    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
-    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
-)
-"""Unicode's default-ignorable code points (invisible: joiners, fillers,
-variation selectors, tags), as ranges."""
-
 _MAX_MARKS = 2
 """Combining marks in a row after one letter (an accent or two, not a stack)."""
 
@@ -78,11 +71,6 @@ def _script(ch: str) -> str | None:
     return first
 
 
-def _invisible(ch: str) -> bool:
-    code = ord(ch)
-    return any(low <= code <= high for low, high in _INVISIBLE)
-
-
 def check_player_name(name: str) -> tuple[str, str]:
     """``(display name, folded name)`` of a new player's ``name``.
 
@@ -96,7 +84,7 @@ def check_player_name(name: str) -> tuple[str, str]:
         two combining marks on a letter, a name shaped like a player id, or
         no letter or digit at all.
     """
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cn", "Zl", "Zp") or _invisible(ch)
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cn", "Zl", "Zp") or default_ignorable(ch)
            for ch in name):
         raise ValueError("a player name may not hold control or invisible characters")
     display = " ".join("".join(_TYPED.get(ch, ch)

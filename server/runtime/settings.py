@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
@@ -307,11 +307,13 @@ class Settings(BaseSettings):
         tokens in URLs redacted (:func:`server.runtime.redact.redact`). A
         ``REDIS_URL`` naming its own ``?prefix=`` adds a ``#`` comment line
         after ``LUCIE_REDIS_PREFIX``: that prefix is the one in effect."""
+        from .redis_url import own_options  # the store's URL options (imports redis)
+
         lines = []
         for name in type(self).model_fields:
             lines.append(f"{env_name(name)}={_env_value(getattr(self, name))}")
             if name == "redis_prefix" and self.redis_url:
-                own = dict(parse_qsl(urlsplit(self.redis_url).query)).get("prefix")
+                own = own_options(self.redis_url)[1].get("prefix")
                 if own:
                     lines.append(f"# in effect: REDIS_URL's ?prefix={redact(own)} "
                                  "(it wins over LUCIE_REDIS_PREFIX)")

@@ -44,6 +44,13 @@ async def _room(url: str, *names: str, countdown_s: int = 1) -> tuple[str, str, 
         return created.room.id, created.host_token, joined
 
 
+
+async def _started(app: RaceApp, client: LucieClient, room: str, host: str) -> None:
+    """Wait for the board's welcome, start the race as the host, wait for the game."""
+    await until(lambda: app.room is not None, what="welcome")
+    await client.start(room, host)
+    await until(lambda: app.game is not None, what="start")
+
 async def test_join_countdown_keys_mouse_refusal_and_opponents(lucie_server: str) -> None:
     room, host, (ann, bob) = await _room(lucie_server, "ann", "bob")
     app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
@@ -146,9 +153,7 @@ async def test_reconnects_after_the_socket_drops(lucie_server: str, proxy: Proxy
     room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
     app = RaceApp(Seat(proxy.url, room, ann.racer.id, ann.token, host))
     async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.room is not None, what="welcome")
-        await client.start(room, host)
-        await until(lambda: app.game is not None, what="start")
+        await _started(app, client, room, host)
         proxy.refuse = True
         proxy.cut()
         await until(lambda: "reconnecting" in app.connection_note, what="reconnecting note")
@@ -169,9 +174,7 @@ async def test_results_table_at_the_end_and_quit_confirm(lucie_server: str) -> N
     room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
     app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
     async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.room is not None, what="welcome")
-        await client.start(room, host)
-        await until(lambda: app.game is not None, what="start")
+        await _started(app, client, room, host)
         await pilot.press("q", "enter")
         await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
         await pilot.press("n")
@@ -199,9 +202,7 @@ async def test_ctrl_c_asks_to_resign_and_quit_as_ctrl_q_does(lucie_server: str) 
     room, host, (ann, _bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
     app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
     async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.room is not None, what="welcome")
-        await client.start(room, host)
-        await until(lambda: app.game is not None, what="start")
+        await _started(app, client, room, host)
         await pilot.press("ctrl+c")
         await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
         assert app.screen.question == "Resign from the race and quit?"  # type: ignore[attr-defined]
@@ -218,9 +219,7 @@ async def test_rematch_from_the_results_screen(lucie_server: str) -> None:
     room, host, (ann, bob) = await _room(lucie_server, "ann", "bob", countdown_s=0)
     app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
     async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.room is not None, what="welcome")
-        await client.start(room, host)
-        await until(lambda: app.game is not None, what="start")
+        await _started(app, client, room, host)
         await client.resign(room, bob.racer.id, bob.token)
         await client.resign(room, ann.racer.id, ann.token)
         await until(lambda: isinstance(app.screen, ResultsScreen), what="results")
@@ -370,9 +369,7 @@ async def test_host_of_the_local_server_is_warned_before_quitting(lucie_server: 
     app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host), hosts_server=True,
                   own_bots=frozenset({"bot-Ada"}))
     async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.room is not None, what="welcome")
-        await client.start(room, host)
-        await until(lambda: app.game is not None, what="start")
+        await _started(app, client, room, host)
         await pilot.press("q", "enter")
         await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
         question = app.screen.question  # type: ignore[attr-defined]
@@ -399,9 +396,7 @@ async def test_the_servers_bots_do_not_keep_the_host_of_the_server(lucie_server:
         ann = await client.join(room, "ann")
         app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token), hosts_server=True)
         async with app.run_test(size=SIZE) as pilot:
-            await until(lambda: app.room is not None, what="welcome")
-            await client.start(room, host)
-            await until(lambda: app.game is not None, what="start")
+            await _started(app, client, room, host)
             await pilot.press("q", "enter")
             await until(lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
             assert app.screen.question == "Resign from the race and quit?"  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ import pytest
 from server.errors import RequestInvalid, ServerFull
 from server.race import RaceAuthority, RoomOptions
 from server.race.timers import RaceConfig
+from server.race.views import RacerView
 from server.store.memory import MemoryStore
 
 FINAL_BY_PLAY = {"won", "resigned"}
@@ -141,19 +142,25 @@ async def test_the_bots_option_is_checked(authority: RaceAuthority) -> None:
     assert authority.bots.running == 4
 
 
+
+async def _ann_ready_with_the_bots(authority: RaceAuthority, code: str) -> tuple[RacerView, str]:
+    """``ann`` joins the room, waits for its bots to be ready, and is ready too."""
+    ann, token = await authority.join(code, "ann")
+
+    async def bots_ready() -> bool:
+        view = await authority.get_room(code)
+        return all(r.ready for r in view.racers if r.id != ann.id)
+
+    await _until(bots_ready)
+    await authority.set_ready(code, ann.id, token, True)
+    return ann, token
+
 async def test_bots_race_every_race_of_a_series(authority: RaceAuthority) -> None:
     """In a series the server seats the bots in each next race (ids and tokens
     kept): their driver follows and races it too."""
     room, _ = await authority.create_room(RoomOptions(
         bots=1, countdown_s=0, time_limit_s=600, series_races=2, series_break_s=0))
-    ann, token = await authority.join(room.code, "ann")
-
-    async def bot_ready() -> bool:
-        view = await authority.get_room(room.id)
-        return all(r.ready for r in view.racers if r.id != ann.id)
-
-    await _until(bot_ready)
-    await authority.set_ready(room.code, ann.id, token, True)
+    ann, token = await _ann_ready_with_the_bots(authority, room.code)
     current = room.id
     for race in (1, 2):
         async def state_is(state: str, room_id: str = current) -> bool:
@@ -177,14 +184,7 @@ async def test_a_series_ends_when_only_bots_are_left(authority: RaceAuthority) -
     bots alone (they raced every race left, alone)."""
     room, _ = await authority.create_room(RoomOptions(
         bots=1, countdown_s=0, time_limit_s=600, series_races=3, series_break_s=0))
-    ann, token = await authority.join(room.code, "ann")
-
-    async def bot_ready() -> bool:
-        view = await authority.get_room(room.id)
-        return all(r.ready for r in view.racers if r.id != ann.id)
-
-    await _until(bot_ready)
-    await authority.set_ready(room.code, ann.id, token, True)
+    ann, token = await _ann_ready_with_the_bots(authority, room.code)
     await authority.leave(room.code, ann.id, token)
 
     async def over() -> bool:
