@@ -1,10 +1,13 @@
 """The live race authority: rooms, racers, the race clock, the move decision,
 ranking and room events.
 
-Independent of HTTP: :class:`RaceAuthority` over a :class:`server.store.LiveStore`,
-composed of small collaborators (``lobby``, ``racers``, ``play``, ``assist``,
-``timers``, ``rooms``, ``cache``) and pure pieces (``decide``, ``access``,
-``present``, ``events``, ``ranking``); see docs/architecture.md.
+Independent of HTTP: :class:`RaceAuthority` over a :class:`server.store.LiveStore`.
+Every room action is a command (``commands``) decided by one pure function
+(``decide``, ``decide_room``, ``decide_racer``) and applied by one
+load → decide → compare-and-set → retry loop (``apply``); the actions' front
+doors (``lobby``, ``racers``, ``play``, ``rematch``, ``quick``, ``assist``)
+draw ids and build views; pure pieces (``access``, ``present``, ``events``,
+``ranking``, ``timers``); see docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from . import errors as err
 from .ids import token_matches
 from .state import RoomRecord, RosterEntry
 
-__all__ = ["authorize", "authorize_host", "check_racing"]
+__all__ = ["authorize", "authorize_host", "check_racing", "room_of"]
 
 
 def authorize(room: RoomRecord, racer_id: str, token: str | None) -> RosterEntry:
@@ -58,3 +58,15 @@ def check_racing(room: RoomRecord) -> None:
                                 {"state": room.state})
     if room.state in ("over", "closed"):
         raise err.RoomOver(f"the race is {room.state}", {"state": room.state})
+
+
+def room_of(room: RoomRecord | None, ref: str) -> RoomRecord:
+    """The loaded room of ``ref`` (its id or short code).
+
+    :raises RoomNotFound: none (never made, expired, or ``ref`` no room's shape).
+    """
+    if room is None:
+        if not ref or len(ref) > 64:
+            raise err.RoomNotFound(f"no room {ref[:64]!r}")
+        raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
+    return room

@@ -18,26 +18,25 @@ tools) they run in-process.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
 
-from server.errors import VersionConflict
 from server.rules import RuleSet
 from server.solver import SolverBusyError, SolverPool, UnsupportedRulesError, hint, par
 from server.solver import proved_winnable as _proved_winnable
 from server.store.base import LiveStore
 
 from . import errors as err
-from . import present
 from .access import authorize, check_racing
-from .events import ParEvent
+from .apply import Applier
+from .commands import SetPar
 from .ids import random_deal_number
 from .rooms import Rooms
 from .state import RoomRecord
-from .timers import RETRIES, Timers
 from .views import HintView, RacerView
 
 __all__ = ["Assist", "draw_winnable_deal", "par_hook"]
@@ -56,15 +55,13 @@ class Assist:
     """The hint action of the authority (auth → room → state → option → solve),
     and the room's par at the end of its race."""
 
-    def __init__(self, store: LiveStore, rooms: Rooms, timers: Timers) -> None:
+    def __init__(self, store: LiveStore, rooms: Rooms, applier: Applier) -> None:
         self.store = store
         self.rooms = rooms
-        self.timers = timers
+        self.applier = applier
         self.solver: SolverPool | None = None
         """Process pool for solver jobs (hints, winnable deals, par); set by the
         app, ``None`` in tests and tools (they search in-process)."""
-        self.par_known: Callable[[RoomRecord], Awaitable[None]] | None = None
-        """Told each room whose par was just stored (the archive catches up)."""
 
     async def hint(self, ref: str, racer_id: str, token: str | None) -> HintView:
         """A suggested move for the racer's current position (nothing is played).
@@ -74,7 +71,7 @@ class Assist:
         """
         if not token:
             raise err.AuthMissing("a hint needs the racer's token")
-        room, _, _ = await self.timers.load(ref)
+        room, _, _ = await self.applier.read(ref)
         authorize(room, racer_id, token)
         check_racing(room)
         if not room.hints:
@@ -165,23 +162,5 @@ async def _store_par(assist: Assist, room: RoomRecord, views: Sequence[RacerView
     except (UnsupportedRulesError, SolverBusyError):
         return
     value = max(value, *(v.foundation_cards for v in views), 0)
-    for _ in range(RETRIES):
-        got = await assist.store.rooms.get_room(room.id)
-        if got is None:
-            return
-        current = RoomRecord.model_validate(got.data)
-        if current.par is not None:
-            return
-        new = current.model_copy(update={"par": value})
-        table = present.standings(new, list(views))
-        now = await assist.store.clock.now_ms()
-        event = ParEvent(race_clock_ms=present.race_clock(new, now),
-                         **table.model_dump()).logged()
-        try:
-            await assist.store.rooms.save_room(room.id, new.model_dump(mode="json"), got.rev,
-                                                  [event])
-        except VersionConflict:
-            continue
-        if assist.par_known is not None:
-            await assist.par_known(new)
-        return
+    with contextlib.suppress(err.RoomNotFound):  # expired meanwhile: nothing to store
+        await assist.applier.apply(SetPar(room.id, value, tuple(views)))

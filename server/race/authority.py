@@ -2,10 +2,14 @@
 
 :class:`RaceAuthority` is the single authority over every room; the
 transports (REST, WebSocket) decode a request and call **one** method per
-action. Each method checks in a fixed order and changes nothing when it
-refuses (:mod:`server.race.errors`):
+action. Every action that changes anything is a command
+(:mod:`server.race.commands`) applied by the one decide-and-apply loop,
+:meth:`~server.race.apply.Applier.apply`: load → :func:`~server.race.decide.decide`
+(pure) → one compare-and-set → retry on a conflict. Each decision checks in
+a fixed order and changes nothing when it refuses (:mod:`server.race.errors`):
 
-1. **auth** – a token is present where one is needed (``auth/missing``);
+1. **shape** – a token is present where one is needed (``auth/missing``), a
+   name or the options are valid (``request/invalid``);
 2. **room** – the room exists (``room/not_found``), then the token is this
    racer's or the host's (``auth/invalid_token``; another racer's token:
    ``auth/forbidden``); a repeated ``client_move_id`` is answered here with
@@ -21,18 +25,20 @@ refuses (:mod:`server.race.errors`):
 7. **publish** – the events reach subscribers through the store's log.
 
 Time is the store's clock; the race clock is ``now − start``. Room timers
-(countdown end, time limit) advance lazily on every access and from
-:meth:`RaceAuthority.tick`, which the app runs in the background; the room's
-compare-and-set makes each transition (and its events) happen exactly once.
+(countdown end, time limit) advance lazily: a due :class:`~.commands.Tick` is
+applied before any command reads the room, and :meth:`RaceAuthority.tick`
+(:mod:`server.race.sweep`), which the app runs in the background, ticks the
+rooms whose timer is due; the room's compare-and-set makes each transition
+(and its events) happen exactly once.
 
-Composition, not inheritance: the authority owns one of each collaborator
-and hands each the others it needs explicitly — :class:`~.cache.RaceCache`
-(games and records this process knows), :class:`~.rooms.Rooms` (reads and
-views), :class:`~.timers.Timers` (clock transitions, the race's end),
-:class:`~.lobby.Lobby` (rooms), :class:`~.racers.Racers` (joining, ready,
-leaving, resigning), :class:`~.play.Play` (moves and results),
-:class:`~.assist.Assist` (solver services), :class:`~.bots.RoomBots` (the
-computer racers rooms are created with, run by this process),
+Composition, not inheritance: the authority builds each collaborator once,
+with what it needs passed in — :class:`~.cache.RaceCache` (games and records
+this process knows), :class:`~.rooms.Rooms` (reads and views),
+:class:`~.apply.Applier` (the loop), and the front doors that draw ids and
+build views around it: :class:`~.lobby.Lobby` (rooms), :class:`~.racers.Racers`
+(joining, ready, leaving, resigning), :class:`~.play.Play` (moves and
+results), :class:`~.assist.Assist` (solver services), :class:`~.bots.RoomBots`
+(the computer racers rooms are created with, run by this process),
 :class:`~.rematch.Rematches` (rematches and the races of a series).
 """
 
@@ -45,6 +51,7 @@ from server.solver import SolverPool
 from server.store.base import LiveStore
 
 from . import errors as err
+from .apply import Applier
 from .archived import Archived, ArchivedRaces, FinishedRace, race_view
 from .assist import Assist
 from .bots import RoomBots
@@ -57,7 +64,8 @@ from .racers import Racers
 from .rematch import Rematches
 from .rooms import Rooms
 from .series import SeriesTables
-from .timers import RaceConfig, RaceOverHook, Timers
+from .sweep import Sweep
+from .timers import RaceConfig, RaceOverHook
 from .views import RaceView, RoomView
 
 __all__ = ["RaceAuthority", "RaceConfig", "RoomOptions"]
@@ -100,7 +108,8 @@ class RaceAuthority:
       archive's feed :meth:`claim_finished`, :meth:`mark_archived`; the reads
       above answer archived races when no live room does;
     - solver services (:class:`~.assist.Assist`): :meth:`hint`;
-    - the clock (:class:`~.timers.Timers`): :meth:`tick`.
+    - the clock (:class:`~.sweep.Sweep`): :meth:`tick`;
+    - any command (:mod:`~server.race.commands`): :meth:`apply`.
     """
 
     def __init__(self, store: LiveStore, config: RaceConfig | None = None) -> None:
@@ -108,23 +117,27 @@ class RaceAuthority:
         self.config = config or RaceConfig()
         self.cache = RaceCache()
         self.rooms = Rooms(store, self.cache)
-        self.timers = Timers(store, self.cache, self.rooms, self.config)
-        self.assist = Assist(store, self.rooms, self.timers)
-        self.lobby = Lobby(store, self.cache, self.rooms, self.timers, self.assist, self.config)
-        self.racers = Racers(store, self.cache, self.rooms, self.timers)
-        self.play = Play(store, self.cache, self.rooms, self.timers)
         self.archived = Archived(store, self.cache, self.rooms, self.config)
-        self.assist.par_known = self.archived.par_known
         self.bots = RoomBots(self, think_ms=self.config.bot_think_ms,
                              max_bots=self.config.max_bots)
-        self.rematches = Rematches(store, self.cache, self.rooms, self.timers, self.assist,
+        self.race_over_hooks: list[RaceOverHook] = []
+        """Called once per race, by the process that ended it (leaderboards, par,
+        the series' next race); a feed adds its hook here."""
+        self.applier = Applier(store, self.cache, self.rooms, self.config,
+                               race_over_hooks=self.race_over_hooks, seat_bots=self.bots.seat,
+                               bots_free=self.bots.free, link_known=self.archived.link_known,
+                               par_known=self.archived.par_known)
+        self.assist = Assist(store, self.rooms, self.applier)
+        self.lobby = Lobby(store, self.rooms, self.applier, self.assist)
+        self.racers = Racers(self.applier)
+        self.play = Play(store, self.cache, self.rooms, self.applier)
+        self.rematches = Rematches(store, self.cache, self.rooms, self.applier, self.assist,
                                    self.archived, self.config)
-        self.timers.race_over_hooks.append(self.rematches.race_over)
-        self.series_tables = SeriesTables(store, self.cache, self.rooms, self.timers,
+        self.race_over_hooks.append(self.rematches.race_over)
+        self.series_tables = SeriesTables(store, self.cache, self.rooms, self.applier,
                                           self.archived, self.rematches)
-        self.quick_race = QuickRace(store, self.rooms, self.timers, self.lobby, self.racers,
-                                    self.bots, self.config.quick, self.config.waiting_ttl_ms)
-        self.timers.waiting_due = self.quick_race.due
+        self.quick_race = QuickRace(store, self.rooms, self.lobby, self.racers,
+                                    self.config.quick, self.config.waiting_ttl_ms)
 
         self.get_room = _or_archived(self.lobby.get_room, self.archived.get_room)
         self.list_rooms = self.lobby.list_rooms
@@ -142,7 +155,8 @@ class RaceAuthority:
         self.replay = _or_archived(self.play.replay, self.archived.replay)
         self.racer_log = _or_archived(self.play.racer_log, self.archived.racer_log)
         self.hint = self.assist.hint
-        self.tick = self.timers.tick
+        self.tick = Sweep(store, self.applier).tick
+        self.apply = self.applier.apply
         self.rematch = self.rematches.rematch
         self.series = self.series_tables.view
         self.quick = self.quick_race.join
@@ -186,7 +200,7 @@ class RaceAuthority:
             ArchiveUnavailable:
         """
         try:
-            room, _, _ = await self.timers.load(ref)
+            room, _, _ = await self.applier.read(ref)
         except err.RoomNotFound:
             return await self.archived.race(ref)
         if room.state != "over" and not (room.state == "closed" and room.ended_ms is not None):
@@ -211,11 +225,6 @@ class RaceAuthority:
     @solver.setter
     def solver(self, pool: SolverPool | None) -> None:
         self.assist.solver = pool
-
-    @property
-    def race_over_hooks(self) -> list[RaceOverHook]:
-        """Called once per race, by the process that ended it (leaderboards, par)."""
-        return self.timers.race_over_hooks
 
     # -- the service clock and room events (the transport's only way to them) -----
 

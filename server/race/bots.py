@@ -107,6 +107,10 @@ class RoomBots:
         """Bots of this process whose driver still runs."""
         return sum(len(bots) for _, bots in self._drivers.values())
 
+    def free(self) -> int:
+        """How many more bots this process may run now."""
+        return max(0, self.max_bots - self.running)
+
     def check(self, count: int) -> None:
         """Whether ``count`` more bots may run here (call before creating the room).
 

@@ -63,6 +63,10 @@ class RaceCache:
     def fresh(self, room: RoomRecord, racer_id: str) -> RacerRecord:
         """A racer record before any move: the deal's foundation cards (trefoil
         starts with four)."""
+        return RacerRecord(id=racer_id, foundation_cards=self.fresh_cards(room))
+
+    def fresh_cards(self, room: RoomRecord) -> int:
+        """The foundation cards of the room's deal before any move."""
         # every racer of a room starts from the same deal: deal it once per room
         # (room views list every racer; dealing per racer dominated a welcome)
         cards = self._fresh_cards.get(room.id)
@@ -71,7 +75,7 @@ class RaceCache:
                             bytes.fromhex(room.redeal_key))
             cards = self._fresh_cards[room.id] = game.foundation_cards
             _trim(self._fresh_cards)
-        return RacerRecord(id=racer_id, foundation_cards=cards)
+        return cards
 
     def replay(self, room: RoomRecord, log: list[Any]) -> Game:
         """The game of ``log`` (``[move text, race-clock ms]`` pairs) on the room's deal."""

@@ -1,11 +1,17 @@
-"""The one function that decides a move: ``(game, racer, move, expected version,
-race clock) → accepted or refused``.
+"""The one function that decides every room action: ``decide(loaded, command,
+config) → Outcome | Refused | Prior | Reload`` — and the move's own rules step,
+``(game, racer, move, expected version, race clock) → accepted or refused``.
 
-Pure: no store, no clock, no I/O. Every path of :meth:`Play.move
-<server.race.play.Play.move>` — the one-round-trip path on what this process
-wrote last, the general path that reads first, either backend — calls
-:func:`decide_move`, so they cannot disagree. The checks, in order
-(docs/protocol.md, "Moves"):
+Pure: no store, no clock, no I/O, no randomness (ids, keys and the clock are
+in the command and in :class:`~server.race.outcome.Loaded`). The applier
+(:meth:`server.race.apply.Applier.apply`) loads, calls :func:`decide`, writes
+the outcome with one compare-and-set and retries on a conflict; every command
+goes through it. Each command's decision checks in the authority's fixed order
+— shape (a token, a valid name) → the room → credentials → state → version →
+rules — and changes nothing when it refuses: the commands of rooms are in
+:mod:`server.race.decide_room`, those of racers in
+:mod:`server.race.decide_racer`, those that make a room in
+:mod:`server.race.decide_create`, the move here (docs/protocol.md, "Moves"):
 
 1. the racer's result is not final (``racer/finished``);
 2. ``expected_version`` is the game's version (``move/stale_version``);
@@ -26,11 +32,53 @@ from typing import Any
 
 from server.rules import Game, IllegalMoveError, InvalidMoveError, Move
 
+from . import decide_create as create_
+from . import decide_racer as racer_
+from . import decide_room as room_
 from . import errors as err
+from . import present
+from .access import authorize, check_racing, room_of
+from .commands import (
+    Close,
+    Command,
+    Countdown,
+    Create,
+    EndRace,
+    Forget,
+    Join,
+    Leave,
+    LinkNext,
+    OpenRoom,
+    PlayMove,
+    Ready,
+    Rematch,
+    RematchSeat,
+    Resign,
+    SetPar,
+    Start,
+    TakeQuickSeat,
+    Tick,
+    TimeOut,
+)
+from .events import FinishedEvent, progress_logged
+from .outcome import (
+    UNREAD,
+    After,
+    CheckRaceEnd,
+    FirstAnswer,
+    Loaded,
+    Outcome,
+    RacerFinal,
+    Refused,
+    Reload,
+    Result,
+)
 from .state import RacerRecord, racer_record
-from .views import RacerStatus
+from .timers import RaceConfig
+from .views import Ack, RacerStatus
 
-__all__ = ["Accepted", "Decision", "Refused", "after_move", "decide_move", "result_of"]
+__all__ = ["Accepted", "Decision", "Refused", "after_move", "decide", "decide_move",
+           "decide_play", "result_of"]
 
 
 @dataclass(slots=True)
@@ -42,13 +90,6 @@ class Accepted:
     game: Game
     racer: RacerRecord
     applied: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """The move is refused with ``error`` (its ``code`` is the wire code)."""
-
-    error: err.RaceError
 
 
 Decision = Accepted | Refused
@@ -109,3 +150,94 @@ def decide_move(game: Game, racer: RacerRecord, move: Any, expected_version: int
     assert len(game.log) == racer.version, "the racer's game"
     applied = [str(m) for m in after.log[len(game.log):]]
     return Accepted(after, after_move(racer, after, race_clock_ms, applied), applied)
+
+
+_FINAL: tuple[After, ...] = (RacerFinal(), CheckRaceEnd())
+
+
+def decide_play(loaded: Loaded, cmd: PlayMove,
+                config: RaceConfig) -> Outcome[Ack | FirstAnswer] | Reload:
+    """One move of a racer → the ack; a repeated ``client_move_id`` → its first
+    answer (:class:`~server.race.outcome.FirstAnswer`), nothing applied. On
+    cached records (the stored answer unread) a refusal is :class:`Reload`: a
+    repeated id is answered before the rules are checked (docs/protocol.md).
+
+    :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
+        AuthForbidden, RoomNotRacing, RoomOver (over, closed, or past its time
+        limit), RacerFinished, MoveStaleVersion (details.game: the current
+        game), MoveInvalid, MoveIllegal:
+    """
+    if not cmd.token:
+        raise err.AuthMissing("a move needs the racer's token")
+    room = room_of(loaded.room, cmd.ref)
+    authorize(room, cmd.racer_id, cmd.token)
+    answer = loaded.answer
+    if answer is UNREAD and room.state != "racing":
+        return Reload()  # a repeated id is answered before the room's state
+    if answer is not None and answer is not UNREAD:
+        return Outcome(FirstAnswer(answer, None if loaded.racer is None else loaded.racer.log,
+                                   room))
+    check_racing(room)
+    racer, game, now = loaded.racer, loaded.game, loaded.now
+    assert racer is not None and game is not None and room.start_at_ms is not None
+    clock = now - room.start_at_ms
+    if clock >= room.time_limit_ms:  # its end not applied yet (the applier ticks first)
+        if answer is UNREAD:
+            return Reload()
+        raise err.RoomOver("the race is over: its time limit passed", {"state": "over"})
+    decision = decide_move(game, racer, cmd.move, cmd.expected_version, clock)
+    if not isinstance(decision, Accepted):
+        if answer is UNREAD:
+            return Reload()
+        error = decision.error
+        if isinstance(error, err.MoveStaleVersion):
+            shown = present.race_clock(room, now)
+            view = present.game_view(racer, game, present.racer_status(room, racer),
+                                     room.state == "racing" and not racer.final, shown)
+            error.details = {"game": view.model_dump(mode="json")}
+        raise error
+    new, after = decision.racer, decision.game
+    version = new.version
+    shown = present.race_clock(room, now)
+    view = present.game_view(new, after, present.racer_status(room, new),
+                             room.state == "racing" and not new.final, shown)
+    ack = present.ack(cmd.client_move_id, version, clock, decision.applied, view)
+    events = [progress_logged(
+        race_clock_ms=shown, racer=cmd.racer_id, foundation_cards=new.foundation_cards,
+        moves=version, redeals_used=new.redeals_used, merci_used=new.merci_used,
+        status=new.status, reach_time_ms=new.reach_time_ms)]
+    if new.final:
+        events.append(FinishedEvent(race_clock_ms=shown, racer=cmd.racer_id,
+                                    status=new.status).logged())
+    return Outcome(ack, racer=new, events=events, game=after, after=_FINAL if new.final else (),
+                   answer=(cmd.client_move_id, {"version": version,
+                                                "applied": len(decision.applied),
+                                                "reach_time_ms": new.reach_time_ms}))
+
+
+_DECISIONS: dict[type, Any] = {
+    Create: create_.decide_create, OpenRoom: create_.decide_open_room,
+    Start: room_.decide_start, Countdown: room_.decide_countdown, Close: room_.decide_close,
+    Tick: room_.decide_tick, EndRace: room_.decide_end_race, Rematch: room_.decide_rematch,
+    LinkNext: room_.decide_link_next, SetPar: room_.decide_set_par,
+    Forget: room_.decide_forget,
+    Join: racer_.decide_join, TakeQuickSeat: racer_.decide_join, Ready: racer_.decide_ready,
+    Leave: racer_.decide_leave, Resign: racer_.decide_resign, TimeOut: racer_.decide_time_out,
+    RematchSeat: racer_.decide_rematch_seat,
+    PlayMove: decide_play,
+}
+"""Each command's decision."""
+
+
+def decide(loaded: Loaded, command: Command, config: RaceConfig) -> Result:
+    """The decision of ``command`` on what was ``loaded`` (records and the clock),
+    under ``config``'s policies (expiry): an :class:`~.outcome.Outcome` to write,
+    a :class:`~.outcome.Refused` refusal (the error's ``code`` is the wire
+    code), a :class:`~.outcome.Prior` (commands to apply first) or a
+    :class:`~.outcome.Reload` (cached records cannot decide it). Never raises
+    for a refusal; pure."""
+    try:
+        result: Result = _DECISIONS[type(command)](loaded, command, config)
+    except err.RaceError as exc:
+        return Refused(exc)
+    return result

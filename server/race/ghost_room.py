@@ -38,6 +38,7 @@ from typing import Final, Generic, Protocol, TypeVar
 from server.rules import RuleSet
 
 from .authority import RaceAuthority
+from .commands import EndRace, TimeOut
 from .errors import RaceError, TooManyGhosts
 from .options import RoomOptions
 from .state import RoomRecord
@@ -187,13 +188,11 @@ class GhostRooms(Generic[R]):
     async def _time_out(self, room_id: str, ghost_id: str, at_ms: int) -> None:
         """The ghost's result final as ``timed_out`` at race clock ``at_ms`` (its
         recording's end), then the race ends if every result is final."""
-        timers = self.authority.timers
-        room, _, now = await timers.load(room_id)
+        room = await self.authority.get_room(room_id)
         if room.state != "racing":
             return
-        await timers.time_out(room, ghost_id, now, at_ms)
-        self.authority.cache.forget((room_id, ghost_id))
-        await timers.end_race(room_id)
+        await self.authority.apply(TimeOut(room_id, ghost_id, at_ms))
+        await self.authority.apply(EndRace(room_id))
 
     async def _drive(self, room_id: str, ghost_id: str, token: str, ghost: Schedule) -> None:
         try:

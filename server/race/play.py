@@ -1,8 +1,10 @@
 """Game actions of the race authority: game state, moves, standings, replays.
 
-:meth:`Play.move` checks in the authority's fixed order (auth → room → answer
-→ state → version → rules → save → publish, :mod:`server.race.authority`);
-:func:`~server.race.decide.decide_move` decides the move itself on every path.
+:meth:`Play.move` applies the command :class:`~.commands.PlayMove` through the
+one decide-and-apply loop (:mod:`server.race.apply`); its decision
+(:func:`~server.race.decide.decide_play`) checks in the authority's fixed
+order (auth → room → answer → state → version → rules), and the rules step
+is :func:`~server.race.decide.decide_move`.
 """
 
 from __future__ import annotations
@@ -10,35 +12,32 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from server.errors import VersionConflict
 from server.rules import Move
-from server.store.base import LiveStore, Record, Versioned
+from server.store.base import LiveStore, Record
 
 from . import errors as err
-from . import journal, present, visibility
-from .access import authorize, check_racing
+from . import present, visibility
+from .apply import Applier
 from .cache import RaceCache
-from .decide import Accepted, decide_move, result_of
-from .events import FinishedEvent, progress_logged
+from .commands import PlayMove
+from .decide import result_of
+from .outcome import FirstAnswer
 from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
-from .timers import RETRIES, Timers
 from .views import Ack, GameView, RacerLog, Replay, ReplayMove, Standings
 
 __all__ = ["LogsFor", "Play"]
-
-_Known = tuple[RoomRecord, int, int, RacerRecord, int]
-"""``(room, room rev, now, racer, racer rev)`` of a move decided without a read."""
 
 
 class Play:
     """Moves and results over the store, the cache, room reads and timers."""
 
-    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms, timers: Timers) -> None:
+    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms,
+                 applier: Applier) -> None:
         self.store = store
         self.cache = cache
         self.rooms = rooms
-        self.timers = timers
+        self.applier = applier
 
     def _game_view(self, room: RoomRecord, racer: RacerRecord, game: Any, now: int) -> GameView:
         return present.game_view(racer, game, present.racer_status(room, racer),
@@ -55,7 +54,7 @@ class Play:
         :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilStart,
             HiddenUntilOver:
         """
-        room, _, now = await self.timers.load(ref)
+        room, _, now = await self.applier.read(ref)
         if room.entry(racer_id) is None:
             raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
         answer = visibility.check(room, "board", await self.rooms.seen(room, token, racer_id))
@@ -87,144 +86,42 @@ class Play:
 
     async def move(self, ref: str, racer_id: str, token: str | None, move: Any,
                    expected_version: int, client_move_id: str) -> Ack:
-        """Apply one move (text or JSON form, undo and autoplay included).
+        """Apply one move (text or JSON form, undo and autoplay included): the
+        command :class:`~.commands.PlayMove`, decided by
+        :func:`~server.race.decide.decide_play` (checks in the module's order).
 
         Idempotent on ``client_move_id``: a repeat returns the first answer and
-        applies nothing. Checks in the module's order.
-
-        One store round trip in the usual case: when this process wrote the
-        racer's last move and knows the room record, the move is decided on
-        those and written with a compare-and-set on both revs
-        (``RacerGames.save_racer(…, room_rev=…)``); anything else — a changed room or
-        racer, a repeated id, a due timer, a refused move — takes the general
-        path, which reads them first (:meth:`_load_move`), so every answer is
-        the one the checks in order give. Both decide with ``decide_move``.
+        applies nothing. One store round trip in the usual case: the applier
+        loads the move from the records this process wrote last, and the write
+        checks the room's rev too (:mod:`server.race.apply`).
 
         :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
             AuthForbidden, RoomNotRacing, RoomOver, RacerFinished,
             MoveStaleVersion (details.game: the current game), MoveInvalid, MoveIllegal:
         """
-        if not token:
-            raise err.AuthMissing("a move needs the racer's token")
-        known = await self._known_move(ref, racer_id, expected_version)
-        for _ in range(RETRIES):
-            if known is not None:
-                room, room_rev, now, racer, rev = known
-                authorize(room, racer_id, token)
-                game = self.cache.game(room, racer)
-                room_rev_check: int | None = room_rev
-            else:
-                room, now, first, got = await self._load_move(ref, racer_id, client_move_id)
-                authorize(room, racer_id, token)
-                if first is not None:
-                    return await self._first_answer(room, racer_id, client_move_id, first, got)
-                check_racing(room)
-                room_rev_check = None
-                racer, rev = self.rooms.racer_of(room, racer_id, got)
-                game = self.cache.game(room, racer)
-            assert room.start_at_ms is not None
-            clock = now - room.start_at_ms
-            decision = decide_move(game, racer, move, expected_version, clock)
-            if not isinstance(decision, Accepted):
-                if known is not None:
-                    # refusals take the general path: a repeated client move id
-                    # is answered before the rules are checked (docs/protocol.md)
-                    known = None
-                    continue
-                error = decision.error
-                if isinstance(error, err.RacerFinished | err.MoveStaleVersion):
-                    # the same move may have been applied (and may have ended the
-                    # game) since the answer check above: answer it as the first time
-                    first = await self.store.racers.get_answer(room.id, racer_id, client_move_id)
-                    if first is not None:
-                        return await self._first_answer(room, racer_id, client_move_id,
-                                                        first, got)
-                if isinstance(error, err.MoveStaleVersion):
-                    error.details = {"game": self._game_view(room, racer, game, now)
-                                     .model_dump(mode="json")}
-                raise error
-            new, after = decision.racer, decision.game
-            version = new.version
-            shown = present.race_clock(room, now)
-            view = present.game_view(new, after, present.racer_status(room, new),
-                                     room.state == "racing" and not new.final, shown)
-            ack = present.ack(client_move_id, version, clock, decision.applied, view)
-            events = [progress_logged(
-                race_clock_ms=shown, racer=racer_id, foundation_cards=new.foundation_cards,
-                moves=version, redeals_used=new.redeals_used, merci_used=new.merci_used,
-                status=new.status, reach_time_ms=new.reach_time_ms)]
-            if new.final:
-                events.append(FinishedEvent(race_clock_ms=shown, racer=racer_id,
-                                            status=new.status).logged())
-            key = (room.id, racer_id)
-            log_json = self.cache.log_bytes(key, racer.log, new.log)
-            try:
-                new_rev, _ = await self.store.racers.save_racer(
-                    room.id, racer_id, new.stored(log_json), rev,
-                    answer=(client_move_id, {"version": version,
-                                             "applied": len(decision.applied),
-                                             "reach_time_ms": new.reach_time_ms}),
-                    events=events,
-                    room_rev=room_rev_check)
-            except VersionConflict:
-                known = None  # something changed (or the id was answered): read it all
-                self.cache.unknown(key)
-                continue
-            if new.final:
-                journal.racer_final(room.id, new)
-                self.cache.forget((room.id, racer_id))
-                await self.timers.end_race(room.id)
-            else:
-                self.cache.remember((room.id, racer_id), after, (new, new_rev))
-            return ack
-        raise VersionConflict("racer too busy")
-
-    async def _known_move(self, ref: str, racer_id: str,
-                          expected_version: int) -> _Known | None:
-        """``(room, room rev, now, racer, racer rev)`` for a move decided without
-        reading the store, or ``None`` when the general path must read: the room
-        or the racer's last write unknown here, the race not running, a timer
-        due, the result final, or ``expected_version`` not the known one."""
-        known_room = self.cache.known_rooms.get(ref)
-        known_racer = self.cache.known_racers.get((ref, racer_id))
-        if known_room is None or known_racer is None:
-            return None
-        room, room_rev = known_room
-        racer, rev = known_racer
-        if room.state != "racing" or room.start_at_ms is None or racer.final \
-                or racer.version != expected_version:
-            return None
-        now = await self.store.clock.now_ms()
-        if now - room.start_at_ms >= room.time_limit_ms:
-            return None
-        return room, room_rev, now, racer, rev
-
-    async def _load_move(self, ref: str, racer_id: str, client_move_id: str
-                         ) -> tuple[RoomRecord, int, Record | None, Versioned | None]:
-        """:meth:`Timers.load` for a move: the room (timers advanced), the clock
-        now, the stored answer to ``client_move_id`` and the racer's record, read
-        in one store call (:meth:`~server.store.base.RacerGames.get_move_state`).
-
-        :raises RoomNotFound:
-        """
-        if not ref or len(ref) > 64:
-            raise err.RoomNotFound(f"no room {ref[:64]!r}")
-        room_id = await self.rooms.resolve(ref)
-        got, first, racer = await self.store.racers.get_move_state(room_id, racer_id,
-                                                                   client_move_id)
-        if got is None:
-            raise err.RoomNotFound(f"no room {ref!r}", {"room": ref})
-        room = RoomRecord.model_validate(got.data)
-        self.cache.saw_room(room, got.rev)
-        now = await self.store.clock.now_ms()
-        if self.timers.due(room, now):  # a timer to advance first, then read again
-            room, _, now = await self.timers.load(room_id)
+        command = PlayMove(ref, racer_id, token, move, expected_version, client_move_id)
+        try:
+            done = await self.applier.apply(command)
+        except (err.RacerFinished, err.MoveStaleVersion):
+            # the same move may have been applied (and may have ended the game)
+            # since the answer was read: answer it as the first time
+            if not token or not ref or len(ref) > 64:
+                raise
+            room_id = await self.rooms.resolve(ref)
             first = await self.store.racers.get_answer(room_id, racer_id, client_move_id)
-            racer = await self.store.racers.get_racer(room_id, racer_id)
-        return room, now, first, racer
+            if first is None:
+                raise
+            room, _, _ = await self.applier.read(room_id)
+            return await self._first_answer(room, racer_id, client_move_id, first, None)
+        reply = done.reply
+        if isinstance(reply, FirstAnswer):
+            return await self._first_answer(reply.room, racer_id, client_move_id, reply.stored,
+                                            reply.racer_log)
+        ack: Ack = reply
+        return ack
 
     async def _first_answer(self, room: RoomRecord, racer_id: str, client_move_id: str,
-                            stored: Record, got: Versioned | None) -> Ack:
+                            stored: Record, log: list[Any] | None) -> Ack:
         """The first answer to ``client_move_id``, rebuilt from what the store keeps
         of it: ``{"version", "applied", "reach_time_ms"}`` — the version the move
         made, how many log entries it became, the reach time (ms) then. About
@@ -234,18 +131,19 @@ class Play:
         The game then is the first ``version`` entries of the racer's log, which
         only grows (an undo is an entry too); those entries carry the move's
         race clock; the race was running, so the view is an active racer's
-        unless that move made the result final. ``got`` is the racer's record
-        as read; read again when it predates the move. A whole ack, as servers
+        unless that move made the result final. ``log`` is the racer's log as
+        read; read again when it predates the move. A whole ack, as servers
         before the compact form stored it, is returned as it is.
         """
         if "game" in stored:
             return Ack.model_validate(stored)
         version, count = stored["version"], stored["applied"]
-        if got is None or len(got.data["log"]) < version:
+        if log is None or len(log) < version:
             got = await self.store.racers.get_racer(room.id, racer_id)
             if got is None:  # the room vanished meanwhile
                 raise err.RoomNotFound(f"no room {room.id!r}", {"room": room.id})
-        log = got.data["log"][:version]
+            log = got.data["log"]
+        log = log[:version]
         game = self.cache.replay(room, log)
         clock = log[-1][1]
         status, final = result_of(game)
@@ -263,7 +161,7 @@ class Play:
 
         :raises RoomNotFound:
         """
-        room, _, _now = await self.timers.load(ref)
+        room, _, _now = await self.applier.read(ref)
         racers = await self.rooms.racers(room)
         return present.standings(room, self.rooms.racer_views(room, racers))
 
@@ -274,7 +172,7 @@ class Play:
 
         :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilOver:
         """
-        room, _, _now = await self.timers.load(ref)
+        room, _, _now = await self.applier.read(ref)
         entry = room.entry(racer_id)
         if entry is None:
             raise err.RacerNotFound(f"no racer {racer_id!r} in this room")
@@ -297,7 +195,7 @@ class Play:
 
         :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilOver:
         """
-        room, _, now = await self.timers.load(ref)
+        room, _, now = await self.applier.read(ref)
         entry = room.entry(racer) or next(
             (e for e in room.roster if e.name.casefold() == racer.casefold()), None)
         if entry is None:

@@ -16,8 +16,9 @@ whose room started, filled, closed or vanished is retired (compare-and-delete)
 and the caller takes another seat.
 
 The lobby's deadlines live in its room record and the store's timer index, so
-whichever process sweeps first takes the step (:meth:`QuickRace.due`, called
-by :meth:`~server.race.timers.Timers.load`): the countdown ``wait_ms`` after
+whichever process sweeps first takes the step (the room's
+:class:`~server.race.commands.Tick`, decided by
+:func:`~server.race.decide_room.decide_tick`): the countdown ``wait_ms`` after
 the second racer; for a racer alone after ``fill_ms``, computer racers
 (:mod:`server.race.bots`, run by that process) then the countdown.
 """
@@ -31,20 +32,17 @@ import random
 import weakref
 from typing import Final
 
-from server.errors import ServerFull, StoreError, VersionConflict
+from server.errors import StoreError, VersionConflict
 from server.rules import RulesError, RuleSet
 from server.store.base import LiveStore, LobbySeat
 
 from . import errors as err
-from .bots import RoomBots
 from .ids import NAME_MAX, check_name, new_room_id
 from .lobby import Lobby
 from .options import RoomOptions
-from .quick_state import FILL_GRACE_MS, QuickConfig, QuickState, band_of, slot_of
+from .quick_state import QuickConfig, QuickState, band_of, slot_of
 from .racers import Racers
 from .rooms import Rooms
-from .state import RoomRecord
-from .timers import Timers
 from .views import RacerView, RoomView
 from .visibility import Seen
 
@@ -63,15 +61,12 @@ _NAMES: Final = 20
 class QuickRace:
     """Quick-race matchmaking and the lobbies' automatic steps (module docstring)."""
 
-    def __init__(self, store: LiveStore, rooms: Rooms, timers: Timers, lobby: Lobby,
-                 racers: Racers, bots: RoomBots, config: QuickConfig,
-                 waiting_ttl_ms: int) -> None:
+    def __init__(self, store: LiveStore, rooms: Rooms, lobby: Lobby, racers: Racers,
+                 config: QuickConfig, waiting_ttl_ms: int) -> None:
         self.store = store
         self.rooms = rooms
-        self.timers = timers
         self.lobby = lobby
         self.racers = racers
-        self.bots = bots
         self.config = config
         self.waiting_ttl_ms = waiting_ttl_ms
         self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = \
@@ -159,7 +154,7 @@ class QuickRace:
                 # lost to each other (other processes' joins may still collide)
                 async with self._turns.setdefault(seat.room_id, asyncio.Lock()):
                     racer, token, record, now = await self.racers.seat(
-                        seat.room_id, _numbered(name, number), player)
+                        seat.room_id, _numbered(name, number), player, quick=True)
             except err.RoomNotFound:
                 now = await self.store.clock.now_ms()
                 if not seat.opened and now - seat.opened_ms < CREATE_GRACE_MS:
@@ -188,63 +183,6 @@ class QuickRace:
     async def _retire(self, slot: str, room_id: str) -> None:
         with contextlib.suppress(StoreError):  # a hint: the next caller retires it too
             await self.store.indexes.retire_lobby(slot, room_id)
-
-    # -- the lobbies' automatic steps --------------------------------------------------
-
-    async def due(self, room: RoomRecord, rev: int, now: int) -> None:
-        """Take a waiting lobby's due step (:meth:`Timers.load` calls it, in any
-        process): a racer alone gets computer racers — claimed once by compare-
-        and-set, seated and run by this process — then the countdown starts;
-        otherwise the countdown starts now. Changes the room, or leaves it to
-        whoever changed it first."""
-        quick = room.quick
-        assert quick is not None
-        n = len(room.roster)
-        count = min(quick.bots, room.capacity - n) if n == 1 and quick.filling_ms is None \
-            else 0
-        if count:
-            try:
-                self.bots.check(count)
-            except ServerFull:
-                log.warning("quick race %s: no computer racers (this process runs its "
-                            "most); the racer races alone", room.code)
-                count = 0
-        if not count:
-            try:
-                await self.timers.countdown(room, rev, now, [])
-            except VersionConflict:
-                return
-            await self._retire(quick.slot, room.id)
-            return
-        claimed = room.model_copy(update={"quick": quick.model_copy(
-            update={"filling_ms": now})})
-        await self.store.indexes.set_timer(room.id, now + FILL_GRACE_MS)  # before the write
-        try:
-            await self.store.rooms.save_room(room.id, claimed.model_dump(mode="json"), rev)
-        except VersionConflict:
-            return
-        await self._retire(quick.slot, room.id)
-        try:
-            await self.bots.seat(await self.rooms.room_view(claimed, now, {}), count)
-        except (err.RaceError, StoreError) as exc:  # a seat taken meanwhile, the store
-            log.warning("quick race %s: computer racers not all seated (%s)", room.code,
-                        exc.code if isinstance(exc, err.RaceError) else type(exc).__name__)
-        await self._start(room.id)
-
-    async def _start(self, room_id: str) -> None:
-        """Start the countdown of a waiting lobby with racers (once)."""
-        for _ in range(8):
-            try:
-                room, rev, now = await self.timers.load(room_id)
-            except err.RoomNotFound:
-                return
-            if room.state != "waiting" or not room.roster:
-                return
-            try:
-                await self.timers.countdown(room, rev, now, [])
-            except VersionConflict:
-                continue
-            return
 
 
 def _numbered(name: str, number: int) -> str:

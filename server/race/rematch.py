@@ -45,26 +45,21 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.errors import ArchiveUnavailable, VersionConflict
+from server.errors import ArchiveUnavailable
 from server.store.base import LiveStore
 
 from . import errors as err
-from . import journal, present
+from .apply import Applier
 from .archived import Archived
 from .assist import Assist, draw_winnable_deal
 from .cache import RaceCache
-from .events import CountdownEvent, CreatedEvent, JoinedEvent, RematchEvent
-from .ids import (
-    new_code,
-    new_room_id,
-    random_deal_number,
-    same_name,
-    token_digest,
-    token_matches,
-)
+from .commands import LinkNext, OpenRoom, Rematch, RematchSeat
+from .decide_room import is_over
+from .events import CountdownEvent, CreatedEvent, JoinedEvent
+from .ids import new_code, new_room_id, random_deal_number, token_digest
 from .rooms import Rooms
 from .state import RoomRecord, RosterEntry, SeriesState
-from .timers import RETRIES, RaceConfig, Timers
+from .timers import RaceConfig, race_ttl_ms
 from .views import RacerView, RoomLink, RoomView, SeriesInfo
 from .visibility import Seen
 
@@ -84,11 +79,6 @@ class Rematched:
     racer: RacerView
     token: str
     host_token: str | None
-
-
-def is_over(room: RoomRecord) -> bool:
-    """The race has ended: over, or closed after its start."""
-    return room.state == "over" or (room.state == "closed" and room.ended_ms is not None)
 
 
 def goes_on(room: RoomRecord) -> bool:
@@ -115,12 +105,12 @@ def host_token_for(token: str, room_id: str) -> str:
 class Rematches:
     """The rematch action and the series' next races over one store."""
 
-    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms, timers: Timers,
+    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms, applier: Applier,
                  assist: Assist, archived: Archived, config: RaceConfig) -> None:
         self.store = store
         self.cache = cache
         self.rooms = rooms
-        self.timers = timers
+        self.applier = applier
         self.assist = assist
         self.archived = archived
         self.config = config
@@ -136,25 +126,15 @@ class Rematches:
             RoomNotWaiting, RoomFull, RacerNameTaken, RequestInvalid (no winnable
             deal found), ArchiveUnavailable (never: an archived race is a 404):
         """
-        if not token:
-            raise err.AuthMissing("a rematch is offered with the racer's token "
-                                  "(Authorization: Bearer)")
-        for _ in range(RETRIES):
-            old, rev, now = await self._load(ref)
-            entry = _offerer(old, token)
-            if not is_over(old):
-                raise err.RoomNotOver(f"the race of room {old.code} is not over ({old.state}): "
-                                      "a rematch is offered after it", {"state": old.state})
-            link = old.rematch
-            if link is None:
-                fresh = await self._series_room(old, now) if goes_on(old) else None
-                if fresh is None:
-                    fresh = await self._plain_room(old, now, entry, token)
-                link = await self._link(old, rev, fresh, now)
-                if link is None:
-                    continue  # another offer linked its room first: take a seat there
-            return await self._seat(link.room, entry, token)
-        raise VersionConflict("room too busy")
+        old, entry, link = await self._offer(ref, token)
+        assert token is not None  # the offer's decision refuses none
+        if link is None:
+            now = await self.store.clock.now_ms()
+            fresh = await self._series_room(old, now) if goes_on(old) else None
+            if fresh is None:
+                fresh = await self._plain_room(old, now, entry, token)
+            link = await self._link(old, fresh, now)
+        return await self._seat(link.room, entry, token)
 
     # -- series --------------------------------------------------------------------
 
@@ -165,21 +145,20 @@ class Rematches:
 
         :raises StoreUnavailable, VersionConflict:
         """
-        for _ in range(RETRIES):
-            got = await self.store.rooms.get_room(room_id)
-            if got is None:
-                return None
-            old = RoomRecord.model_validate(got.data)
-            if old.rematch is not None or not goes_on(old):
-                return old.rematch
-            now = await self.store.clock.now_ms()
-            fresh = await self._series_room(old, now)
-            if fresh is None:
-                return None  # every racer left: the series stops here
-            link = await self._link(old, got.rev, fresh, now)
-            if link is not None:
-                return link
-        raise VersionConflict("room too busy")
+        got = await self.store.rooms.get_room(room_id)
+        if got is None:
+            return None
+        old = RoomRecord.model_validate(got.data)
+        if old.rematch is not None or not goes_on(old):
+            return old.rematch
+        now = await self.store.clock.now_ms()
+        fresh = await self._series_room(old, now)
+        if fresh is None:
+            return None  # every racer left: the series stops here
+        try:
+            return await self._link(old, fresh, now)
+        except err.RoomNotFound:
+            return None
 
     async def race_over(self, room: RoomRecord, views: Sequence[RacerView]) -> None:
         """Race-over hook: a series that goes on gets its next race's room, in a
@@ -203,11 +182,16 @@ class Rematches:
 
     # -- steps ---------------------------------------------------------------------
 
-    async def _load(self, ref: str) -> tuple[RoomRecord, int, int]:
-        """The live room; a race that only the archive holds is a 404 that says so."""
+    async def _offer(self, ref: str, token: str | None
+                     ) -> tuple[RoomRecord, RosterEntry, RoomLink | None]:
+        """The :class:`~.commands.Rematch` offer on the live room → the room, the
+        offerer and the next room's link when made; a race that only the archive
+        holds is a 404 that says so."""
         try:
-            return await self.timers.load(ref)
+            done = await self.applier.apply(Rematch(ref, token))
         except err.RoomNotFound as gone:
+            if not token:
+                raise
             try:
                 room, _, _ = await self.archived.load(ref)
             except (err.RoomNotFound, ArchiveUnavailable):
@@ -216,6 +200,8 @@ class Rematches:
                 f"the race of room {room.code} is archived and its live room is gone: a "
                 "rematch is offered while the room lives (an hour after the race); create "
                 "a new room instead", {"room": ref[:64], "archived": True}) from None
+        offer: tuple[RoomRecord, RosterEntry, RoomLink | None] = done.reply
+        return offer
 
     async def _fresh(self, old: RoomRecord, now: int, room_id: str, roster: list[RosterEntry],
                      **fields: object) -> RoomRecord:
@@ -248,10 +234,9 @@ class Rematches:
         room = await self._fresh(old, now, room_id, [seat],
                                  host_digest=token_digest(host_token_for(token, room_id)),
                                  series=series and series.model_dump())
-        await self.store.rooms.save_room(room_id, room.model_dump(mode="json"), 0, [
-            CreatedEvent(code=room.code).logged(),
-            JoinedEvent(racer=self.rooms.racer_view(room, seat, None)).logged()])
-        await self.store.rooms.expire_room(room_id, self.config.waiting_ttl_ms)
+        events = (CreatedEvent(code=room.code).logged(),
+                  JoinedEvent(racer=self.rooms.racer_view(room, seat, None)).logged())
+        await self.applier.apply(OpenRoom(room, events, self.config.waiting_ttl_ms))
         return room
 
     async def _series_room(self, old: RoomRecord, now: int) -> RoomRecord | None:
@@ -271,80 +256,37 @@ class Rematches:
         series = old.series.model_copy(update={"race": old.series.race + 1})
         room = await self._fresh(old, now, room_id, seats, state="countdown",
                                  start_at_ms=start_at, series=series.model_dump())
-        events = [CreatedEvent(code=room.code).logged(),
+        events = (CreatedEvent(code=room.code).logged(),
                   *(JoinedEvent(racer=self.rooms.racer_view(room, s, None)).logged()
                     for s in seats),
-                  CountdownEvent(starts_in_ms=start_at - now).logged()]
-        await self.store.indexes.set_timer(room_id, start_at)  # before the write: never missing
-        await self.store.rooms.save_room(room_id, room.model_dump(mode="json"), 0, events)
-        await self.store.rooms.expire_room(
-            room_id, start_at - now + room.time_limit_ms + self.config.ended_ttl_ms + 60_000)
+                  CountdownEvent(starts_in_ms=start_at - now).logged())
+        await self.applier.apply(OpenRoom(room, events, race_ttl_ms(room, self.config,
+                                                                    start_at - now)))
         return room
 
-    async def _link(self, old: RoomRecord, rev: int, fresh: RoomRecord,
-                    now: int) -> RoomLink | None:
-        """Link ``fresh`` from ``old`` (compare-and-set on ``rev``, with the
-        ``rematch`` event); ``None`` when ``old`` changed: ``fresh`` is discarded
-        (it vanishes at once, its code with it)."""
-        link = RoomLink(room=fresh.id, code=fresh.code)
-        new = old.model_copy(update={"rematch": link})
-        event = RematchEvent(race_clock_ms=present.race_clock(old, now), rematch=link,
-                             series=series_info(fresh)).logged()
-        try:
-            await self.store.rooms.save_room(old.id, new.model_dump(mode="json"), rev, [event])
-        except VersionConflict:
-            await self.store.rooms.expire_room(fresh.id, 0)
-            return None
-        journal.room_created(fresh)
-        if fresh.state == "waiting" and fresh.visibility == "public":
-            await self.store.indexes.add_to_lobby(fresh.id, now + self.config.waiting_ttl_ms)
-        await self.archived.link_known(new)
+    async def _link(self, old: RoomRecord, fresh: RoomRecord, now: int) -> RoomLink:
+        """Link ``fresh`` from ``old`` (:class:`~.commands.LinkNext`: compare-and-set,
+        with the ``rematch`` event) → the next room's link: ``fresh``'s, or the
+        one linked first (``fresh`` then vanishes at once, its code with it).
+
+        :raises RoomNotFound: ``old`` is gone.
+        """
+        listed = fresh.state == "waiting" and fresh.visibility == "public"
+        done = await self.applier.apply(LinkNext(
+            old.id, fresh, now + self.config.waiting_ttl_ms if listed else None))
+        link: RoomLink = done.reply
         return link
 
     async def _seat(self, room_id: str, entry: RosterEntry, token: str) -> Rematched:
         """``entry``'s seat in room ``room_id``: the one they hold, else a new one
-        (compare-and-set on the room, as a join).
+        (:class:`~.commands.RematchSeat`: compare-and-set on the room, as a join).
 
         :raises RoomNotFound, RoomNotWaiting, RoomFull, RacerNameTaken:
         """
         host = host_token_for(token, room_id)
-        for _ in range(RETRIES):
-            room, rev, now = await self.timers.load(room_id)
-            mine = room.entry(entry.id)
-            if mine is not None and token_matches(token, mine.token_digest):
-                is_host = token_matches(host, room.host_digest)
-                view = await self.rooms.room_view(
-                    room, now, seen=HOST if is_host else Seen("racer", mine.id))
-                racer = next(r for r in view.racers if r.id == mine.id)
-                return Rematched(view, racer, token, host if is_host else None)
-            if room.state != "waiting":
-                raise err.RoomNotWaiting(f"the rematch in room {room.code} is {room.state} "
-                                         "without you: spectate it",
-                                         {"state": room.state, "room": room.id})
-            if len(room.roster) >= room.capacity:
-                raise err.RoomFull(f"the rematch room holds {room.capacity} racers")
-            if mine is not None or any(same_name(e.name, entry.name)
-                                       for e in room.roster):
-                raise err.RacerNameTaken(f"{entry.name!r} is taken in the rematch room",
-                                         {"name": entry.name})
-            seat = entry.model_copy(update={"join_order": room.joins + 1, "ready": False})
-            new = room.model_copy(update={"roster": [*room.roster, seat],
-                                          "joins": room.joins + 1})
-            try:
-                await self.store.rooms.save_room(room.id, new.model_dump(mode="json"), rev, [
-                    JoinedEvent(racer=self.rooms.racer_view(new, seat, None)).logged()])
-            except VersionConflict:
-                continue
-        raise VersionConflict("room too busy")
-
-
-def _offerer(room: RoomRecord, token: str) -> RosterEntry:
-    """The racer of ``room`` whose token this is.
-
-    :raises AuthInvalidToken: nobody's racer token in this room (the host's too).
-    """
-    for e in room.roster:
-        if token_matches(token, e.token_digest):
-            return e
-    raise err.AuthInvalidToken("only a racer of this room may offer a rematch: the token "
-                               "is not a racer's of this room")
+        done = await self.applier.apply(RematchSeat(room_id, entry, token, host))
+        room, mine, is_host = done.reply
+        view = await self.rooms.room_view(room, done.now,
+                                          seen=HOST if is_host else Seen("racer", mine.id))
+        racer = next(r for r in view.racers if r.id == mine.id)
+        return Rematched(view, racer, token, host if is_host else None)

@@ -31,12 +31,12 @@ from collections.abc import Sequence
 from server.store.base import LiveStore
 
 from . import errors as err
+from .apply import Applier
 from .archived import Archived
 from .cache import RaceCache
 from .rematch import Rematches, goes_on, is_over
 from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
-from .timers import Timers
 from .views import RacerView, SeriesRace, SeriesRow, SeriesScore, SeriesView
 
 __all__ = ["SeriesTables", "series_table"]
@@ -81,12 +81,12 @@ def series_table(first: Sequence[RacerView],
 class SeriesTables:
     """``GET /series/{id}``: the series' rooms and table."""
 
-    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms, timers: Timers,
+    def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms, applier: Applier,
                  archived: Archived, rematches: Rematches) -> None:
         self.store = store
         self.cache = cache
         self.rooms = rooms
-        self.timers = timers
+        self.applier = applier
         self.archived = archived
         self.rematches = rematches
 
@@ -146,7 +146,7 @@ class SeriesTables:
         :raises ArchiveUnavailable:
         """
         try:
-            room, _, _ = await self.timers.load(ref)
+            room, _, _ = await self.applier.read(ref)
         except err.RoomNotFound:
             try:
                 room, racers, _ = await self.archived.load(ref)

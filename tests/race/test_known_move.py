@@ -13,6 +13,7 @@ import pytest
 
 from server.race import errors as err
 from server.race.authority import RaceAuthority, RoomOptions
+from server.race.commands import TimeOut
 
 from .helpers import ClockStore, count_calls
 
@@ -153,8 +154,7 @@ async def test_a_result_made_final_never_ends_before_its_last_move(store: Counti
     move, version = await _next(race, room_id, a, ta)
     ack = await race.move(room_id, a, ta, move, version, "m1")
     assert ack.race_clock_ms >= 2_000
-    room, _, now = await race.timers.load(room_id)
-    done = await race.timers.time_out(room, a, now, at_ms=ack.race_clock_ms - 5)
+    done = (await race.apply(TimeOut(room_id, a, at_ms=ack.race_clock_ms - 5))).reply
     assert done.final and done.status == "timed_out"
     assert done.finished_ms == ack.race_clock_ms
     replay = await race.replay(room_id, a, ta)

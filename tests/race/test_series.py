@@ -159,7 +159,7 @@ async def test_a_missing_next_room_is_made_when_the_table_is_read(
         race: RaceAuthority, store: ClockStore) -> None:
     """The process that ended the race died before its hook ran: reading the
     table makes the next race's room (once)."""
-    race.timers.race_over_hooks.remove(race.rematches.race_over)
+    race.race_over_hooks.remove(race.rematches.race_over)
     room, host = await race.create_room(RoomOptions(deal=7, countdown_s=0, series_races=2,
                                                     series_break_s=0))
     racer, token = await race.join(room.id, "Ada")
@@ -209,7 +209,7 @@ async def test_the_next_race_is_made_once_over_redis() -> None:
     try:
         one, two = (RaceAuthority(s) for s in stores)
         for a in (one, two):
-            a.timers.race_over_hooks.remove(a.rematches.race_over)
+            a.race_over_hooks.remove(a.rematches.race_over)
         room, host = await one.create_room(RoomOptions(deal=7, countdown_s=0, series_races=2,
                                                        series_break_s=0))
         racers = [await one.join(room.id, n) for n in ("Ada", "Bob", "Cy")]
