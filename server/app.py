@@ -35,7 +35,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from server.api.admission import Admission
 from server.api.errors import exception_handlers
-from server.api.h2h_routes import attach_head_to_head, h2h_routes
+from server.api.h2h_routes import h2h_routes
 from server.api.hub import Hub
 from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
@@ -43,12 +43,18 @@ from server.api.player_routes import player_routes
 from server.api.quick_routes import quick_config, quick_routes
 from server.api.rematch_routes import rematch_routes
 from server.api.rest import PREFIX, routes
-from server.api.solver_routes import attach_solver, solver_routes
+from server.api.solver_routes import solver_routes
 from server.api.ws_endpoint import room_socket
 from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
 from server.race.authority import RaceAuthority, RaceConfig
+from server.race.ghost_room import GhostRooms
+from server.race.sweep import run_sweeps
+from server.records.ghost import plan_ghost
+from server.records.leaderboard import race_over_hook
+from server.records.leaderboard_memory import MemoryLeaderboardStore
+from server.records.leaderboard_redis import RedisLeaderboardStore
+from server.records.leaderboard_store import LeaderboardStore
 from server.runtime import metrics
-from server.runtime.cancel import raise_if_cancelled
 from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.limits import ensure_open_files
 from server.runtime.logs import log_config
@@ -57,7 +63,9 @@ from server.runtime.redact import install as install_redaction
 from server.runtime.redis_url import cluster_mode_error
 from server.runtime.settings import Settings, SettingsError
 from server.runtime.uvicorn_protocols import protocols
-from server.store import open_store
+from server.solver import SolverPool
+from server.store import LiveStore, open_store
+from server.store.redis import RedisStore
 from server.web import web_routes
 
 __all__ = ["create_app", "main"]
@@ -65,27 +73,12 @@ __all__ = ["create_app", "main"]
 log = logging.getLogger("server")
 
 
-async def _ticker(authority: RaceAuthority, period_s: float) -> None:
-    """Advance room timers (countdown end, time limit) every ``period_s``. A
-    store outage is logged when it starts and when it ends, not every sweep."""
-    failing = False
-    while True:
-        try:
-            await authority.tick()
-            if failing:
-                log.warning("room timer sweep resumed: the store answers again")
-                failing = False
-        except StoreError as exc:
-            if not failing:
-                log.warning("room timer sweep paused: %s (%s); retried every %g s until "
-                            "the store answers", type(exc).__name__, exc.code, period_s)
-            failing = True
-        except Exception as exc:
-            log.error("room timer sweep crashed: %s", type(exc).__name__, exc_info=exc)
-        # a cancellation the sweep's Redis call swallowed (Python 3.11) ends
-        # the loop here, or shutdown would wait for it for good
-        raise_if_cancelled()
-        await asyncio.sleep(period_s)
+def leaderboards_of(store: LiveStore) -> LeaderboardStore:
+    """The leaderboards beside the room store: in its Redis, on its client and
+    under its key prefix (no second client), or in memory with the memory store."""
+    if isinstance(store, RedisStore):
+        return RedisLeaderboardStore(store.client, prefix=store.prefix, owned=False)
+    return MemoryLeaderboardStore()
 
 
 async def healthz(_: Request) -> Response:
@@ -128,21 +121,28 @@ def create_app(settings: Settings | None = None) -> Starlette:
                            cluster=settings.redis_cluster,
                            wait_replicas=settings.redis_wait_replicas,
                            wait_timeout_ms=settings.redis_wait_timeout_ms)
-        authority = RaceAuthority(store, RaceConfig(
-            ended_ttl_ms=settings.ended_ttl_s * 1000,
-            waiting_ttl_ms=settings.waiting_ttl_s * 1000,
-            bot_think_ms=settings.bot_think_ms, max_bots=settings.max_bots,
-            quick=quick_config(settings)))
-        hub = Hub(authority)
-        app.state.store, app.state.authority, app.state.hub = store, authority, hub
-        app.state.settings = settings
-        app.state.admission = Admission(settings)
         archive = ArchiveDb(database_url(settings.database_url, settings.data_dir))
         try:
             await archive.migrate()
         except ArchiveUnavailable as exc:  # races run on; the archiver migrates later
             log.warning("archive %s not ready: %s", describe(archive.url), exc.code)
-        authority.archive = archive
+        pool = SolverPool(workers=1)
+        pool.observer = metrics.solver_jobs
+        boards = leaderboards_of(store)
+        # the composition root: each part gets what it needs here, nothing is
+        # attached to it later (docs/architecture.md, "The authority")
+        authority = RaceAuthority(store, RaceConfig(
+            ended_ttl_ms=settings.ended_ttl_s * 1000,
+            waiting_ttl_ms=settings.waiting_ttl_s * 1000,
+            bot_think_ms=settings.bot_think_ms, max_bots=settings.max_bots,
+            quick=quick_config(settings)), solver=pool, archive=archive,
+            race_over_hooks=[race_over_hook(boards)])
+        ghosts = GhostRooms(authority, plan_ghost)
+        hub = Hub(authority)
+        app.state.store, app.state.authority, app.state.hub = store, authority, hub
+        app.state.settings = settings
+        app.state.admission = Admission(settings)
+        app.state.leaderboards, app.state.ghosts = boards, ghosts
         archiver = Archiver(authority, archive, period_s=settings.archive_period_s,
                             lease_ms=int(settings.archive_lease_s * 1000),
                             activity=metrics.moves_accepted,
@@ -150,11 +150,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.archive, app.state.archiver = archive, archiver
         app.state.players = archive  # server.records.players.PlayerArchive
         archiving = asyncio.create_task(archiver.run())
-        close_h2h = await attach_head_to_head(app.state, authority, settings.redis_url,
-                                              settings.redis_prefix, getattr(
-                                                  store, "cluster", False))
-        close_solver = await attach_solver(authority)
-        ticker = asyncio.create_task(_ticker(authority, settings.tick_ms / 1000))
+        ticker = asyncio.create_task(run_sweeps(authority.tick, settings.tick_ms / 1000))
         collector = asyncio.create_task(
             run_gc_policy(settings.gc_freeze_s, settings.gc_full_s, settings.gc_gen0))
         try:
@@ -167,8 +163,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await asyncio.gather(ticker, collector, archiving, return_exceptions=True)
             await archiver.drain()  # the memory store forgets what is left pending
             await archive.close()
-            await close_h2h()
-            await close_solver()
+            await ghosts.aclose()
+            await boards.close()
+            pool.close()
             await hub.close()
             await store.close()
             process_exit()

@@ -1,9 +1,9 @@
 """REST routes of head-to-head: comparisons, replay checks, ghost rooms, daily deal,
 leaderboards (docs/protocol.md, "Head to head").
 
-Mounted by :func:`h2h_routes`; :func:`attach_head_to_head` sets up the
-leaderboard store (memory, or Redis when ``REDIS_URL`` is set), the ghost
-room drivers and the leaderboard feed at the end of every race.
+Mounted by :func:`h2h_routes`; the leaderboard store, the ghost room drivers
+and the leaderboard feed at the end of every race are built by the app
+(:func:`server.app.create_app`) and read from ``app.state``.
 :data:`H2H_ENDPOINTS` also feeds the OpenAPI document. Bodies may be up to
 :data:`MAX_BODY` bytes here (a replay document is larger than a move).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import date
-from typing import Any, Final, Literal, cast
+from typing import Final, Literal, cast
 
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -22,7 +22,6 @@ from starlette.routing import Route
 from server.errors import RequestInvalid, RequestTooLarge
 from server.race.authority import RaceAuthority, RoomOptions
 from server.race.ghost_room import GhostRooms
-from server.records.ghost import plan_ghost
 from server.records.head_to_head import (
     LiveGames,
     RacerRef,
@@ -31,8 +30,7 @@ from server.records.head_to_head import (
     compare_sources,
     racer_record,
 )
-from server.records.leaderboard import MAX_LIMIT, leaderboard, race_over_hook
-from server.records.leaderboard_open import open_leaderboard_store
+from server.records.leaderboard import MAX_LIMIT, leaderboard
 from server.records.leaderboard_store import LeaderboardStore
 from server.records.record import GameRecord
 from server.rules import RulesError, get_variant
@@ -51,31 +49,10 @@ from .h2h_models import (
 )
 from .rest import PREFIX, Endpoint, admit, bearer_token, new_room_slot, parse_body
 
-__all__ = ["H2H_ENDPOINTS", "MAX_BODY", "attach_head_to_head", "h2h_routes"]
+__all__ = ["H2H_ENDPOINTS", "MAX_BODY", "h2h_routes"]
 
 MAX_BODY: Final = 2 * 1024 * 1024
 """Largest body of these routes, bytes (a replay of the longest allowed log fits)."""
-
-
-async def attach_head_to_head(state: Any, authority: RaceAuthority, redis_url: str | None,
-                              redis_prefix: str = "lucie:",
-                              redis_cluster: bool = False) -> Callable[[], Awaitable[None]]:
-    """Set ``state.leaderboards`` and ``state.ghosts``, feed the boards at each race end;
-    returns the coroutine function that releases them (call it at shutdown). The
-    boards live in ``redis_url`` (memory when unset), keys under the URL's
-    ``?prefix=`` else ``redis_prefix`` (the setting); ``redis_cluster``: that Redis
-    is a Redis Cluster (as the room store found)."""
-    boards = open_leaderboard_store(redis_url, default_prefix=redis_prefix,
-                                    cluster=redis_cluster)
-    ghosts = GhostRooms(authority, plan_ghost)
-    authority.race_over_hooks.append(race_over_hook(boards))
-    state.leaderboards, state.ghosts = boards, ghosts
-
-    async def close() -> None:
-        await ghosts.aclose()
-        await boards.close()
-
-    return close
 
 
 def _authority(request: Request) -> RaceAuthority:

@@ -18,8 +18,11 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, Protocol, cast
 
 from server.errors import CLOSE_TOO_SLOW, EventsTooOld, StoreUnavailable
-from server.runtime.jsoncodec import json_bytes
+from server.runtime.event_seq import EventCursor
 from server.runtime.metrics import EVENTS_FANNED_OUT, FEED_EVENTS
+
+from .ws_out import encode
+from .ws_out import event as event_out
 
 __all__ = ["EventSource", "Hub", "Item", "Listener"]
 
@@ -150,7 +153,8 @@ class RoomFeed:
     def __init__(self, source: EventSource, room_id: str, since: int) -> None:
         self.source = source
         self.room_id = room_id
-        self.since = since
+        self.seen = EventCursor(since)
+        """The last event fanned out (the store's subscription keeps them in order)."""
         self.listeners: set[Listener] = set()
         self.task: asyncio.Task[None] | None = None
 
@@ -158,11 +162,11 @@ class RoomFeed:
         while self.listeners:
             try:
                 subscription = cast(AsyncGenerator[Event, None],
-                                    self.source.subscribe(self.room_id, self.since))
+                                    self.source.subscribe(self.room_id, self.seen.last))
                 async with contextlib.aclosing(subscription) as events:
                     async for event in events:
-                        self.since = event["seq"]
-                        text = json_bytes({"t": "event", "d": event}).decode()
+                        self.seen.took(event["seq"])
+                        text = encode(event_out(event))  # once, for every listener
                         listeners = list(self.listeners)
                         for listener in listeners:
                             listener.push(("event", event["seq"], text))
@@ -172,9 +176,9 @@ class RoomFeed:
                     listener.push(("gone", 0, ""))
                 return
             except EventsTooOld:
-                self.since = await self.source.last_seq(self.room_id)
+                self.seen.took(await self.source.last_seq(self.room_id))
                 for listener in list(self.listeners):
-                    listener.push(("resync", self.since, ""))
+                    listener.push(("resync", self.seen.last, ""))
             except StoreUnavailable:
                 log.warning("room feed %s: store unavailable, retrying", self.room_id)
                 await asyncio.sleep(0.5)
@@ -183,7 +187,7 @@ class RoomFeed:
                           exc_info=exc)
                 await asyncio.sleep(0.5)
                 for listener in list(self.listeners):
-                    listener.push(("resync", self.since, ""))
+                    listener.push(("resync", self.seen.last, ""))
 
 
 def _let_go(task: asyncio.Task[None]) -> None:

@@ -1,8 +1,8 @@
 """REST route of the solver (issue 7): ``GET …/racers/{racer}/hint``.
 
-Mounted by :func:`solver_routes`; :func:`attach_solver` starts the solver's
-process pool (``authority.solver``) and the race-over hook that stores each
-room's par. :data:`SOLVER_ENDPOINTS` also feeds the OpenAPI document.
+Mounted by :func:`solver_routes`; the solver's process pool is the
+authority's, built by the app (:func:`server.app.create_app`).
+:data:`SOLVER_ENDPOINTS` also feeds the OpenAPI document.
 """
 
 from __future__ import annotations
@@ -14,31 +14,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.race.assist import par_hook
 from server.race.authority import RaceAuthority
 from server.race.views import HintView
-from server.runtime import metrics
-from server.solver import SolverPool
 
 from .rest import PREFIX, Endpoint, admit, bearer_token
 
-__all__ = ["SOLVER_ENDPOINTS", "attach_solver", "solver_routes"]
-
-
-async def attach_solver(authority: RaceAuthority,
-                        workers: int = 1) -> Callable[[], Awaitable[None]]:
-    """Give ``authority`` a solver pool and the par hook; returns the coroutine
-    function that stops the pool (call it at shutdown)."""
-    pool = SolverPool(workers=workers)
-    pool.observer = metrics.solver_jobs
-    authority.solver = pool
-    authority.race_over_hooks.append(par_hook(authority.assist))
-
-    async def close() -> None:
-        authority.solver = None
-        pool.close()
-
-    return close
+__all__ = ["SOLVER_ENDPOINTS", "solver_routes"]
 
 
 async def hint(request: Request, _: None) -> HintView:

@@ -48,10 +48,11 @@ from server.errors import (
 from server.race.authority import RaceAuthority
 from server.race.views import RoomView
 from server.runtime import metrics
-from server.runtime.jsoncodec import json_bytes
+from server.runtime.event_seq import GAP, OLD, EventCursor
 from server.runtime.settings import Settings
 from server.runtime.ws_protocol import SEND_TEXT_NOW
 
+from . import ws_out as out
 from .errors import socket_store_error, validation_details
 from .hub import Hub, Item, Listener
 from .models import (
@@ -74,11 +75,6 @@ _GONE = (WebSocketDisconnect, OSError)
 """Errors that only mean the peer went away (uvicorn's ClientDisconnected is an OSError)."""
 
 
-def _text(t: str, d: Any = None) -> str:
-    msg: dict[str, Any] = {"t": t} if d is None else {"t": t, "d": d}
-    return json_bytes(msg).decode()
-
-
 def close_args(cls: type[ServiceError], text: str = "") -> tuple[int, str]:
     """The registry's close code of ``cls`` and its reason (the code, then ``text``)."""
     assert cls.close is not None, f"{cls.code} closes no socket"
@@ -86,9 +82,24 @@ def close_args(cls: type[ServiceError], text: str = "") -> tuple[int, str]:
 
 
 class Connection:
-    __slots__ = ("_context", "_kick", "_note", "_received", "_send_now", "_sender_task",
-                 "authority", "bucket", "hub", "last_seq", "listener", "racer_id", "room_id",
-                 "settings", "token", "ws")
+    __slots__ = (
+        "_context",
+        "_kick",
+        "_note",
+        "_received",
+        "_send_now",
+        "_sender_task",
+        "authority",
+        "bucket",
+        "hub",
+        "listener",
+        "racer_id",
+        "room_id",
+        "seen",
+        "settings",
+        "token",
+        "ws",
+    )
 
     def __init__(self, ws: WebSocket, room_id: str, racer_id: str | None,
                  token: str | None) -> None:
@@ -102,7 +113,8 @@ class Connection:
         self.token = token
         self.listener = Listener(self.settings.send_queue, self._slow)
         self.bucket = TokenBucket(self.settings.ws_rate, self.settings.ws_burst)
-        self.last_seq = 0
+        self.seen = EventCursor()
+        """The last room event this socket sent (or its welcome or snapshot showed)."""
         self._received = 0.0  # when the message being handled arrived (perf_counter)
         self._sender_task: asyncio.Task[None] | None = None
         self._kick: asyncio.Task[None] | None = None
@@ -124,34 +136,34 @@ class Connection:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code, reason), 2.0)
 
-    def push(self, t: str, d: Any = None) -> None:
-        self.listener.push(("msg", 0, _text(t, d)))
+    def push(self, msg: out.ServerOut) -> None:
+        """Queue ``msg`` for this socket (:func:`server.api.ws_out.encode`)."""
+        self.listener.push(("msg", 0, out.encode(msg)))
 
     async def _welcome(self, room: RoomView | None = None) -> None:
         if room is None:
             room = await self.authority.get_room(self.room_id)
-        self.last_seq = room.seq
-        await self.ws.send_text(_text("welcome", {"racer": self.racer_id,
-                                                  "room": room.model_dump(mode="json")}))
+        self.seen.took(room.seq)
+        await self.ws.send_text(out.encode(out.welcome(self.racer_id, room)))
 
     async def _snapshot(self) -> None:
         room = await self.authority.get_room(self.room_id)
-        self.last_seq = room.seq
-        await self.ws.send_text(_text("snapshot", {"seq": room.seq,
-                                                   "room": room.model_dump(mode="json")}))
+        self.seen.took(room.seq)
+        await self.ws.send_text(out.encode(out.snapshot(room)))
 
     async def _catch_up(self, until: int | None) -> None:
-        """Send logged events after ``last_seq`` (up to ``until``), or a snapshot."""
+        """Send the logged events after the last one sent (up to ``until``), or a
+        snapshot when they were trimmed."""
         try:
-            events = await self.authority.events_since(self.room_id, self.last_seq)
+            events = await self.authority.events_since(self.room_id, self.seen.last)
         except EventsTooOld:
             await self._snapshot()
             return
         for event in events:
             if until is not None and event["seq"] > until:
                 break
-            await self.ws.send_text(_text("event", event))
-            self.last_seq = event["seq"]
+            await self.ws.send_text(out.encode(out.event(event)))
+            self.seen.took(event["seq"])
 
     async def run(self, since: int | None) -> None:
         await self.hub.attach(self.room_id, self.listener)
@@ -164,9 +176,9 @@ class Connection:
             await self._welcome(room)
             del room  # not held for the socket's life: ~4 KB per idle socket (issue 23)
             note_socket(self.ws.scope, self.room_id, self.racer_id)
-            if since is not None and since != self.last_seq:
-                now = self.last_seq
-                self.last_seq = since
+            if since is not None and since != self.seen.last:
+                now = self.seen.last
+                self.seen.took(since)
                 await self._catch_up(now)
             # the receiver runs in this coroutine (one task less per socket); it
             # returns when the peer goes, or after asking the sender to close.
@@ -214,11 +226,12 @@ class Connection:
         kind, seq, text = item
         send_now = self._send_now
         if kind == "event":
-            if seq <= self.last_seq:
+            place = self.seen.place(seq)
+            if place == OLD:
                 return True  # already sent (a catch-up had it)
-            if seq > self.last_seq + 1 or send_now is None or not send_now(text):
+            if place == GAP or send_now is None or not send_now(text):
                 return False
-            self.last_seq = seq
+            self.seen.took(seq)
         elif kind != "msg" or send_now is None or not send_now(text):
             return False
         if self._note is not None:
@@ -238,12 +251,13 @@ class Connection:
         while True:
             kind, seq, text = await listener.get()
             if kind == "event":
-                if seq <= self.last_seq:
+                place = self.seen.place(seq)
+                if place == OLD:
                     continue
-                if seq > self.last_seq + 1:
+                if place == GAP:
                     await self._catch_up(seq - 1)
                 await self.ws.send_text(text)
-                self.last_seq = seq
+                self.seen.took(seq)
             elif kind == "msg":
                 await self.ws.send_text(text)
             elif kind == "resync":
@@ -273,55 +287,48 @@ class Connection:
                 return
             problem = json_object_problem(raw)
             if problem is not None:
-                self.push("error", {"code": RequestInvalid.code,
-                                    "message": f"not a valid client message: {problem}"})
+                self.push(out.error(RequestInvalid.code,
+                                    f"not a valid client message: {problem}"))
                 continue
             try:
                 msg = client_message(raw)
             except ValidationError as exc:
                 errors = validation_details(exc, tagged=True)[:5]
-                self.push("error", {"code": RequestInvalid.code,
-                                    "message": "not a valid client message",
-                                    "details": {"errors": errors}})
+                self.push(out.error(RequestInvalid.code, "not a valid client message",
+                                    {"errors": errors}))
                 continue
             try:
                 await self._handle(msg)
             except RaceError as exc:
-                self.push("error", exc.to_json())
+                self.push(out.error_of(exc))
             except StoreError as exc:
-                self.push("error", socket_store_error(exc))
+                self.push(out.error(**socket_store_error(exc)))
 
     async def _handle(self, msg: Any) -> None:
         if isinstance(msg, PingIn):
-            self.push("pong")
+            self.push(out.pong())
         elif isinstance(msg, MoveIn):
             body = msg.d
             if self.racer_id is None:
                 metrics.move_refused("ws", AuthMissing.code)
-                self.push("refused", {"client_move_id": body.client_move_id,
-                                      "code": AuthMissing.code,
-                                      "message": "spectators cannot move; send auth first"})
+                self.push(out.refused(body.client_move_id, AuthMissing.code,
+                                      "spectators cannot move; send auth first"))
                 return
             try:
                 ack = await observed_move("ws", self._received, self.authority.move(
                     self.room_id, self.racer_id, self.token, body.move, body.expected_version,
                     body.client_move_id))
             except RaceError as exc:
-                refused: dict[str, Any] = {"client_move_id": body.client_move_id,
-                                           "code": exc.code, "message": exc.message}
-                if "game" in exc.details:
-                    refused["game"] = exc.details["game"]
-                self.push("refused", refused)
+                self.push(out.refused(body.client_move_id, exc.code, exc.message,
+                                      game=exc.details.get("game")))
                 return
             except StoreError as exc:  # not applied (or applied: resending answers it)
-                self.push("refused", {"client_move_id": body.client_move_id,
-                                      **socket_store_error(exc)})
+                self.push(out.refused(body.client_move_id, **socket_store_error(exc)))
                 return
-            self.listener.push(("msg", 0, '{"t":"ack","d":' + ack.wire_json() + "}"))
+            self.push(out.ack(ack))
         elif isinstance(msg, AuthIn):
             if self.racer_id is not None:
-                self.push("error", {"code": AuthForbidden.code,
-                                    "message": "this socket is already a racer's"})
+                self.push(out.error(AuthForbidden.code, "this socket is already a racer's"))
                 return
             try:
                 _, racer_id = await self.authority.authenticate(self.room_id, msg.d.token)
@@ -331,10 +338,10 @@ class Connection:
             self.racer_id, self.token = racer_id, msg.d.token
             note_socket(self.ws.scope, self.room_id, racer_id)
             room = await self.authority.get_room(self.room_id)
-            self.push("welcome", {"racer": racer_id, "room": room.model_dump(mode="json")})
+            self.push(out.welcome(racer_id, room))
         elif isinstance(msg, ReadyIn | ResignIn):
             if self.racer_id is None:
-                self.push("error", {"code": AuthMissing.code, "message": "racers only"})
+                self.push(out.error(AuthMissing.code, "racers only"))
                 return
             if isinstance(msg, ReadyIn):
                 await self.authority.set_ready(self.room_id, self.racer_id, self.token,

@@ -92,13 +92,13 @@ class Archived:
     """Feeding the archive from the live store, and reads of archived races."""
 
     def __init__(self, store: LiveStore, cache: RaceCache, rooms: Rooms,
-                 config: RaceConfig) -> None:
+                 config: RaceConfig, source: ArchivedRaces | None = None) -> None:
         self.store = store
         self.cache = cache
         self.rooms = rooms
         self.config = config
-        self.source: ArchivedRaces | None = None
-        """The archive to read from (set by the app; ``None``: none)."""
+        self.source = source
+        """The archive to read from (``None``: none)."""
         self._claimed_par: dict[str, int | None] = {}
         """Race id → the par its document carried, until it is marked archived."""
         self._claimed_link: dict[str, bool] = {}

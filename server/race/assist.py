@@ -55,13 +55,14 @@ class Assist:
     """The hint action of the authority (auth → room → state → option → solve),
     and the room's par at the end of its race."""
 
-    def __init__(self, store: LiveStore, rooms: Rooms, applier: Applier) -> None:
+    def __init__(self, store: LiveStore, rooms: Rooms, applier: Applier,
+                 solver: SolverPool | None = None) -> None:
         self.store = store
         self.rooms = rooms
         self.applier = applier
-        self.solver: SolverPool | None = None
-        """Process pool for solver jobs (hints, winnable deals, par); set by the
-        app, ``None`` in tests and tools (they search in-process)."""
+        self.solver = solver
+        """Process pool for solver jobs (hints, winnable deals, par); ``None`` in
+        tests and tools (they search in-process)."""
 
     async def hint(self, ref: str, racer_id: str, token: str | None) -> HintView:
         """A suggested move for the racer's current position (nothing is played).

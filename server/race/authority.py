@@ -44,7 +44,7 @@ results), :class:`~.assist.Assist` (solver services), :class:`~.bots.RoomBots`
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from server.solver import SolverPool
@@ -53,7 +53,7 @@ from server.store.base import LiveStore
 from . import errors as err
 from .apply import Applier
 from .archived import Archived, ArchivedRaces, FinishedRace, race_view
-from .assist import Assist
+from .assist import Assist, par_hook
 from .bots import RoomBots
 from .cache import RaceCache
 from .lobby import Lobby
@@ -112,28 +112,39 @@ class RaceAuthority:
     - any command (:mod:`~server.race.commands`): :meth:`apply`.
     """
 
-    def __init__(self, store: LiveStore, config: RaceConfig | None = None) -> None:
+    def __init__(self, store: LiveStore, config: RaceConfig | None = None, *,
+                 solver: SolverPool | None = None, archive: ArchivedRaces | None = None,
+                 race_over_hooks: Sequence[RaceOverHook] = (), par: bool | None = None) -> None:
+        """The authority over ``store``'s rooms. ``solver``: the process pool of
+        solver jobs (hints, winnable deals, par; ``None``: searches run
+        in-process — tests, tools); ``archive``: where archived races are read
+        from (``None``: none); ``race_over_hooks``: called once per race by the
+        process that ended it (leaderboards), after which the authority's own
+        (the series' next race, the room's par); ``par``: store each room's par
+        at its race's end (default: when a ``solver`` is given)."""
         self.store = store
         self.config = config or RaceConfig()
         self.cache = RaceCache()
         self.rooms = Rooms(store, self.cache)
-        self.archived = Archived(store, self.cache, self.rooms, self.config)
+        self.archived = Archived(store, self.cache, self.rooms, self.config, archive)
         self.bots = RoomBots(self, think_ms=self.config.bot_think_ms,
                              max_bots=self.config.max_bots)
-        self.race_over_hooks: list[RaceOverHook] = []
-        """Called once per race, by the process that ended it (leaderboards, par,
-        the series' next race); a feed adds its hook here."""
+        self.race_over_hooks: list[RaceOverHook] = [*race_over_hooks]
+        """Called once per race, by the process that ended it (leaderboards, the
+        series' next race, par)."""
         self.applier = Applier(store, self.cache, self.rooms, self.config,
                                race_over_hooks=self.race_over_hooks, seat_bots=self.bots.seat,
                                bots_free=self.bots.free, link_known=self.archived.link_known,
                                par_known=self.archived.par_known)
-        self.assist = Assist(store, self.rooms, self.applier)
+        self.assist = Assist(store, self.rooms, self.applier, solver)
         self.lobby = Lobby(store, self.rooms, self.applier, self.assist)
         self.racers = Racers(self.applier)
         self.play = Play(store, self.cache, self.rooms, self.applier)
         self.rematches = Rematches(store, self.cache, self.rooms, self.applier, self.assist,
                                    self.archived, self.config)
         self.race_over_hooks.append(self.rematches.race_over)
+        if solver is not None if par is None else par:
+            self.race_over_hooks.append(par_hook(self.assist))
         self.series_tables = SeriesTables(store, self.cache, self.rooms, self.applier,
                                           self.archived, self.rematches)
         self.quick_race = QuickRace(store, self.rooms, self.lobby, self.racers,
@@ -185,12 +196,8 @@ class RaceAuthority:
 
     @property
     def archive(self) -> ArchivedRaces | None:
-        """Where archived races are read from (set by the app; ``None``: none)."""
+        """Where archived races are read from (``None``: none)."""
         return self.archived.source
-
-    @archive.setter
-    def archive(self, source: ArchivedRaces | None) -> None:
-        self.archived.source = source
 
     async def race(self, ref: str) -> RaceView:
         """A finished race by race id, room id or room code: from its live room
@@ -219,12 +226,9 @@ class RaceAuthority:
 
     @property
     def solver(self) -> SolverPool | None:
-        """Process pool for solver jobs (hints, winnable deals, par); set by the app."""
+        """Process pool for solver jobs (hints, winnable deals, par); ``None``:
+        searches run in-process."""
         return self.assist.solver
-
-    @solver.setter
-    def solver(self, pool: SolverPool | None) -> None:
-        self.assist.solver = pool
 
     # -- the service clock and room events (the transport's only way to them) -----
 

@@ -1,5 +1,5 @@
 """The background sweep of due room timers (the app runs :meth:`Sweep.tick` every
-few hundred ms in every process).
+few hundred ms in every process, :func:`run_sweeps`).
 
 Only rooms with a due timer in the store's index are read
 (:meth:`~server.store.base.RoomIndexes.due_timers`), so idle, waiting and
@@ -13,15 +13,21 @@ however many processes sweep.
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from typing import Final
 
+from server.errors import StoreError
+from server.runtime.cancel import raise_if_cancelled
 from server.store.base import LiveStore
 
 from . import errors as err
 from .apply import Applier
 from .timers import deadline
 
-__all__ = ["Sweep"]
+__all__ = ["Sweep", "run_sweeps"]
+
+log = logging.getLogger("server.race")
 
 _SWEEP_BATCH: Final = 32
 _SWEEP_LIMIT: Final = 10_000
@@ -74,3 +80,26 @@ class Sweep:
             await self.store.indexes.clear_timer(room_id, at)
         elif timer != at:
             await self.store.indexes.set_timer(room_id, timer)
+
+
+async def run_sweeps(tick: Callable[[], Awaitable[int]], period_s: float) -> None:
+    """Run ``tick`` (:meth:`Sweep.tick`) every ``period_s`` until cancelled. A
+    store outage is logged when it starts and when it ends, not every sweep."""
+    failing = False
+    while True:
+        try:
+            await tick()
+            if failing:
+                log.warning("room timer sweep resumed: the store answers again")
+                failing = False
+        except StoreError as exc:
+            if not failing:
+                log.warning("room timer sweep paused: %s (%s); retried every %g s until "
+                            "the store answers", type(exc).__name__, exc.code, period_s)
+            failing = True
+        except Exception as exc:
+            log.error("room timer sweep crashed: %s", type(exc).__name__, exc_info=exc)
+        # a cancellation the sweep's Redis call swallowed (Python 3.11) ends
+        # the loop here, or shutdown would wait for it for good
+        raise_if_cancelled()
+        await asyncio.sleep(period_s)

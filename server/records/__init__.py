@@ -7,7 +7,8 @@ protocols the authority satisfies: :class:`~.head_to_head.LiveGames` (a racer's
 log) and :class:`~.leaderboard.FinishedRace` (a race's end). Modules:
 ``record`` (:class:`GameRecord`, timelines), ``replay_file``, ``compare``,
 ``head_to_head``, ``ghost``, ``leaderboard``, ``leaderboard_store`` with its
-memory and Redis twins and ``leaderboard_open``.
+memory and Redis twins (the app builds the Redis one on the room store's
+client: ``server.app.leaderboards_of``).
 """
 
 from __future__ import annotations

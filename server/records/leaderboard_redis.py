@@ -54,10 +54,13 @@ class RedisLeaderboardStore(LeaderboardStore):
     """Leaderboards in Redis sorted sets (module docstring)."""
 
     def __init__(self, client: aioredis.Redis | RedisCluster, *, prefix: str = "lucie:",
-                 max_entries: int = MAX_ENTRIES) -> None:
+                 max_entries: int = MAX_ENTRIES, owned: bool = True) -> None:
+        """Boards on ``client``, keys under ``prefix``; ``owned``: :meth:`close`
+        closes the client (``False``: another part owns it — the room store's)."""
         self._redis = client
         self._prefix = prefix
         self.max_entries = max_entries
+        self._owned = owned
         self._submit = client.register_script(_SUBMIT)
 
     @classmethod
@@ -154,5 +157,6 @@ class RedisLeaderboardStore(LeaderboardStore):
             raise StoreUnavailable(f"redis: {exc}") from None
 
     async def close(self) -> None:
-        """Close the client's connections."""
-        await self._redis.aclose()
+        """Close the client's connections, when this store owns the client."""
+        if self._owned:
+            await self._redis.aclose()

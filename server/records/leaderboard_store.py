@@ -9,8 +9,8 @@ keep the one submitted first, and list in submission order (the leaderboard's
 "earlier join").
 
 Backends: :mod:`server.records.leaderboard_memory` (embedded default) and
-:mod:`server.records.leaderboard_redis` (sorted sets), chosen by URL with
-:func:`server.records.leaderboard_open.open_leaderboard_store` like the room store.
+:mod:`server.records.leaderboard_redis` (sorted sets), chosen by the app with
+:func:`server.app.leaderboards_of`, beside the room store (in its Redis, on its client).
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
+from server.runtime.event_seq import EventCursor
+
 from .base import Event, FormingLobby, LobbySeat, Record, VersionConflict, Versioned, decode_record
 from .memory_state import MemoryClock, MemoryState, kept
 
@@ -219,16 +221,16 @@ class MemoryEventLog:
 
     async def subscribe(self, room_id: str, since: int) -> AsyncIterator[Event]:
         st = self._state
-        pos = since
+        seen = EventCursor(since)
         while not st.closed:
             room = st.room(room_id)
             if room is None:
                 return
             changed = room.changed
-            for event in st.since(room, pos):
-                pos = event["seq"]
+            for event in st.since(room, seen.last):  # the log itself: no gap, no repeat
+                seen.took(event["seq"])
                 yield event
-            if pos >= room.last_seq:
+            if seen.last >= room.last_seq:
                 await changed.wait()
 
 

@@ -165,6 +165,13 @@ class RedisStore:
         return self._ctx.prefix
 
     @property
+    def client(self) -> aioredis.Redis | RedisCluster:
+        """The client that runs this store's commands, for parts of the service
+        that keep their own keys beside the rooms' (the leaderboards): one
+        connection pool per process, closed with the store."""
+        return self._ctx.redis
+
+    @property
     def cluster(self) -> bool:
         """Whether the store runs on a Redis Cluster."""
         return self._ctx.cluster

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 
 from server.runtime.cancel import raise_if_cancelled
+from server.runtime.event_seq import GAP, OLD, EventCursor
 
 from .base import Event, EventsTooOld, decode_record, encode_record
 from .redis_context import RedisContext, unavailable
@@ -91,27 +92,28 @@ class RedisEventLog:
         follower = self._ctx.follower
         channel = self._ctx.channel(room_id)
         sub = await follower.join(channel)
-        pos = since
+        seen = EventCursor(since)
         try:
             while not follower.is_closed():
                 if sub.resync:
                     sub.resync = False
-                    alive, events = await self._read_since(room_id, pos)
+                    alive, events = await self._read_since(room_id, seen.last)
                     raise_if_cancelled()
                     if not alive and await self._gone(room_id):
                         return
                     for event in events:
-                        pos = event["seq"]
+                        seen.took(event["seq"])
                         yield event
                 while sub.queue and not sub.resync:
                     for line in sub.queue.popleft().split(b"\n"):
                         event = decode_record(line)
-                        if event["seq"] <= pos:
+                        place = seen.place(event["seq"])
+                        if place == OLD:
                             continue
-                        if event["seq"] > pos + 1:
+                        if place == GAP:
                             sub.resync = True  # a gap: read it from the stream
                             break
-                        pos = event["seq"]
+                        seen.took(event["seq"])
                         yield event
                 raise_if_cancelled()  # never wait for the next event once cancelled
                 await sub.wait()

@@ -14,9 +14,13 @@ from starlette.testclient import TestClient
 
 from server.api.admission import Admission
 from server.api.errors import exception_handlers
-from server.api.h2h_routes import attach_head_to_head, h2h_routes
+from server.api.h2h_routes import h2h_routes
 from server.api.rest import routes
 from server.race.authority import RaceAuthority
+from server.race.ghost_room import GhostRooms
+from server.records.ghost import plan_ghost
+from server.records.leaderboard import race_over_hook
+from server.records.leaderboard_memory import MemoryLeaderboardStore
 from server.records.replay_file import export_replay
 from server.rules.daily import daily_deal
 from server.runtime.settings import Settings
@@ -30,14 +34,16 @@ def _app() -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = MemoryStore()
-        authority = RaceAuthority(store)
+        boards = MemoryLeaderboardStore()
+        authority = RaceAuthority(store, race_over_hooks=[race_over_hook(boards)])
+        ghosts = GhostRooms(authority, plan_ghost)
         app.state.store, app.state.authority = store, authority
+        app.state.leaderboards, app.state.ghosts = boards, ghosts
         app.state.settings = Settings(http_rate=1000, http_burst=1000, create_burst=1000,
                                       upload_burst=1000)
         app.state.admission = Admission(app.state.settings)
-        close = await attach_head_to_head(app.state, authority, None)
         yield
-        await close()
+        await ghosts.aclose()
         await store.close()
 
     return Starlette(routes=[*routes(), *h2h_routes()], exception_handlers=exception_handlers,

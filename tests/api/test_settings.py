@@ -111,18 +111,18 @@ def test_the_redis_prefix_setting_reaches_the_store_and_the_boards() -> None:
 
 
 def test_a_prefix_in_the_url_wins_over_the_setting() -> None:
-    from server.records.leaderboard_open import open_leaderboard_store
+    from server.app import leaderboards_of
     from server.store import open_store
 
     async def check() -> None:
         for url, expected in (("redis://127.0.0.1:6379/0?prefix=from-url:", "from-url:"),
                               ("redis://127.0.0.1:6379/0", "from-setting:")):
             store = open_store(url, default_prefix="from-setting:")
-            boards = open_leaderboard_store(url, default_prefix="from-setting:")
+            boards = leaderboards_of(store)
             assert store.prefix == expected  # type: ignore[attr-defined]
             assert boards.prefix == expected  # type: ignore[attr-defined]
-            await store.close()
             await boards.close()
+            await store.close()
 
     asyncio.run(check())
 

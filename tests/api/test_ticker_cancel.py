@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import pytest
 
-from server.app import _ticker
+from server.race.sweep import run_sweeps
 from server.runtime.cancel import raise_if_cancelled
 
 
@@ -32,7 +32,7 @@ class SwallowingAuthority:
 
 async def test_ticker_ends_on_a_swallowed_cancellation() -> None:
     authority = SwallowingAuthority()
-    ticker = asyncio.create_task(_ticker(cast(Any, authority), 0.01))
+    ticker = asyncio.create_task(run_sweeps(cast(Any, authority).tick, 0.01))
     await asyncio.wait_for(authority.entered.wait(), 5)
     ticker.cancel()
     done, _ = await asyncio.wait({ticker}, timeout=5)

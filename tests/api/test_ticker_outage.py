@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from server.app import _ticker
 from server.errors import StoreUnavailable
+from server.race.sweep import run_sweeps
 
 
 class _Authority:
@@ -31,7 +31,7 @@ async def test_an_outage_is_logged_when_it_starts_and_ends(
         caplog: pytest.LogCaptureFixture) -> None:
     authority = _Authority(fails=20)
     with caplog.at_level(logging.WARNING, logger="server"):
-        task = asyncio.create_task(_ticker(authority, 0.001))  # type: ignore[arg-type]
+        task = asyncio.create_task(run_sweeps(authority.tick, 0.001))  # type: ignore[arg-type]
         async with asyncio.timeout(10):
             while authority.calls < 30:
                 await asyncio.sleep(0.005)

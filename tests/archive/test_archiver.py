@@ -14,7 +14,6 @@ import pytest
 
 from server.archive import ArchiveDb, Archiver, database_url
 from server.race import errors as err
-from server.race.assist import par_hook
 from server.race.authority import RaceAuthority, RoomOptions
 from tests.race.helpers import ClockStore
 
@@ -47,8 +46,7 @@ async def _finished(race: RaceAuthority) -> tuple[str, str, str]:
 
 async def test_finished_races_are_archived_once_then_expire(
         store: ClockStore, db: ArchiveDb) -> None:
-    race = RaceAuthority(store)
-    race.archive = db
+    race = RaceAuthority(store, archive=db)
     archiver = Archiver(race, db)
     room_id, code, a_id = await _finished(race)
     assert await store.archive.pending() == [room_id]
@@ -71,8 +69,7 @@ async def test_finished_races_are_archived_once_then_expire(
 
 
 async def test_a_race_not_over_is_no_race(store: ClockStore, db: ArchiveDb) -> None:
-    race = RaceAuthority(store)
-    race.archive = db
+    race = RaceAuthority(store, archive=db)
     room, _ = await race.create_room(RoomOptions(deal=7, countdown_s=0))
     with pytest.raises(err.HiddenUntilOver):
         await race.race(room.id)
@@ -80,10 +77,7 @@ async def test_a_race_not_over_is_no_race(store: ClockStore, db: ArchiveDb) -> N
 
 async def test_a_par_found_after_archiving_reaches_the_archive(
         store: ClockStore, db: ArchiveDb) -> None:
-    race = RaceAuthority(store)
-    race.archive = db
-    hook = par_hook(race.assist)
-    race.race_over_hooks.append(hook)
+    race = RaceAuthority(store, archive=db, par=True)
     room_id, _, _ = await _finished(race)
     # the par search runs in the background: before, during or after the
     # archive write, the archived race gets it
@@ -122,8 +116,7 @@ async def test_the_archiver_logs_one_line_per_outage(
 
 async def test_a_race_closed_by_its_host_is_archived_a_room_closed_early_not(
         store: ClockStore, db: ArchiveDb) -> None:
-    race = RaceAuthority(store)
-    race.archive = db
+    race = RaceAuthority(store, archive=db)
     running, host = await race.create_room(RoomOptions(deal=7, countdown_s=0))
     await race.join(running.id, "alice")
     await race.start(running.code, host)
@@ -167,8 +160,7 @@ async def test_rematch_links_reach_the_archive_and_an_archived_race_has_none(
     """Issue 21: a rematch made after the archiving is written to the archive
     too (the chain stays walkable from archived rooms); once only the archive
     holds a race, a rematch is a 404 that says so."""
-    race = RaceAuthority(store)
-    race.archive = db
+    race = RaceAuthority(store, archive=db)
     archiver = Archiver(race, db)
     room_id, code, _ = await _finished(race)
     tokens = []

@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from server.records.leaderboard_memory import MemoryLeaderboardStore
-from server.records.leaderboard_open import open_leaderboard_store
 from server.records.leaderboard_store import (
     MAX_MOVES,
     MAX_REACH_MS,
@@ -50,9 +49,3 @@ def test_score_caps_and_refusals() -> None:
         with pytest.raises(ValueError):
             encode_score(*bad)
 
-
-def test_open_by_url() -> None:
-    assert isinstance(open_leaderboard_store(None), MemoryLeaderboardStore)
-    assert isinstance(open_leaderboard_store("memory://"), MemoryLeaderboardStore)
-    with pytest.raises(ValueError, match="scheme"):
-        open_leaderboard_store("ftp://x")

@@ -9,7 +9,6 @@ import pytest
 import redis.asyncio as aioredis
 
 from server.errors import StoreUnavailable
-from server.records.leaderboard_open import open_leaderboard_store
 from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.records.leaderboard_store import encode_score
 
@@ -23,8 +22,7 @@ class TestRedisLeaderboard(LeaderboardContract):
     @pytest.fixture
     async def lb(self) -> AsyncIterator[RedisLeaderboardStore]:
         prefix = f"test:{secrets.token_hex(6)}:"
-        store = open_leaderboard_store(URL, prefix=prefix)
-        assert isinstance(store, RedisLeaderboardStore)
+        store = RedisLeaderboardStore.from_url(URL, prefix=prefix)
         yield store
         await store.close()
         client = aioredis.Redis.from_url(URL)
