@@ -3,7 +3,7 @@ ranking and room events.
 
 Independent of HTTP: :class:`RaceAuthority` over a :class:`server.store.LiveStore`.
 Every room action is a command (``commands``) decided by one pure function
-(``decide``, ``decide_room``, ``decide_racer``) and applied by one
+(``gate``, ``decide``, ``decide_room``, ``decide_racer``, ``decide_create``) and applied by one
 load → decide → compare-and-set → retry loop (``apply``); the actions' front
 doors (``lobby``, ``racers``, ``play``, ``rematch``, ``quick``, ``assist``)
 draw ids and build views; pure pieces (``access``, ``present``, ``events``,

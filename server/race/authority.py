@@ -9,7 +9,8 @@ action. Every action that changes anything is a command
 a fixed order and changes nothing when it refuses (:mod:`server.race.errors`):
 
 1. **shape** – a token is present where one is needed (``auth/missing``), a
-   name or the options are valid (``request/invalid``);
+   name or the options are valid (``request/invalid``); this, the room and the
+   credentials are checked by the command's gate (:mod:`server.race.gate`);
 2. **room** – the room exists (``room/not_found``), then the token is this
    racer's or the host's (``auth/invalid_token``; another racer's token:
    ``auth/forbidden``); a repeated ``client_move_id`` is answered here with

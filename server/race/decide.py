@@ -6,9 +6,10 @@ Pure: no store, no clock, no I/O, no randomness (ids, keys and the clock are
 in the command and in :class:`~server.race.outcome.Loaded`). The applier
 (:meth:`server.race.apply.Applier.apply`) loads, calls :func:`decide`, writes
 the outcome with one compare-and-set and retries on a conflict; every command
-goes through it. Each command's decision checks in the authority's fixed order
-— shape (a token, a valid name) → the room → credentials → state → version →
-rules — and changes nothing when it refuses: the commands of rooms are in
+goes through it. Every command is checked in the authority's fixed order and
+changes nothing when it refuses: shape → the room → credentials, written once
+(the command's :class:`~server.race.gate.Gate`), then state → version → rules
+in its decision: the commands of rooms are in
 :mod:`server.race.decide_room`, those of racers in
 :mod:`server.race.decide_racer`, those that make a room in
 :mod:`server.race.decide_create`, the move here (docs/protocol.md, "Moves"):
@@ -37,7 +38,7 @@ from . import decide_racer as racer_
 from . import decide_room as room_
 from . import errors as err
 from . import present
-from .access import authorize, check_racing, room_of
+from .access import check_racing
 from .commands import (
     Close,
     Command,
@@ -61,6 +62,7 @@ from .commands import (
     TimeOut,
 )
 from .events import FinishedEvent, progress_logged
+from .gate import NO_ROOM, SERVICE, Gate, admitted
 from .outcome import (
     UNREAD,
     After,
@@ -167,10 +169,7 @@ def decide_play(loaded: Loaded, cmd: PlayMove,
         limit), RacerFinished, MoveStaleVersion (details.game: the current
         game), MoveInvalid, MoveIllegal:
     """
-    if not cmd.token:
-        raise err.AuthMissing("a move needs the racer's token")
-    room = room_of(loaded.room, cmd.ref)
-    authorize(room, cmd.racer_id, cmd.token)
+    room = admitted(loaded)
     answer = loaded.answer
     if answer is UNREAD and room.state != "racing":
         return Reload()  # a repeated id is answered before the room's state
@@ -215,18 +214,35 @@ def decide_play(loaded: Loaded, cmd: PlayMove,
                                                 "reach_time_ms": new.reach_time_ms}))
 
 
-_DECISIONS: dict[type, Any] = {
-    Create: create_.decide_create, OpenRoom: create_.decide_open_room,
-    Start: room_.decide_start, Countdown: room_.decide_countdown, Close: room_.decide_close,
-    Tick: room_.decide_tick, EndRace: room_.decide_end_race, Rematch: room_.decide_rematch,
-    LinkNext: room_.decide_link_next, SetPar: room_.decide_set_par,
-    Forget: room_.decide_forget,
-    Join: racer_.decide_join, TakeQuickSeat: racer_.decide_join, Ready: racer_.decide_ready,
-    Leave: racer_.decide_leave, Resign: racer_.decide_resign, TimeOut: racer_.decide_time_out,
-    RematchSeat: racer_.decide_rematch_seat,
-    PlayMove: decide_play,
+_RACER_TOKEN = "this call needs the racer's token"
+_JOIN = Gate(shape=racer_.name_of)
+
+_DECISIONS: dict[type, tuple[Gate, Any]] = {
+    Create: (Gate(shape=lambda cmd: create_.check_create(cmd.options), room=False),
+             create_.decide_create),
+    OpenRoom: (NO_ROOM, create_.decide_open_room),
+    Start: (Gate("host", "starting needs the host token"), room_.decide_start),
+    Countdown: (SERVICE, room_.decide_countdown),
+    Close: (Gate("host", "closing needs the host token"), room_.decide_close),
+    Tick: (SERVICE, room_.decide_tick),
+    EndRace: (SERVICE, room_.decide_end_race),
+    Rematch: (Gate("any racer", "a rematch is offered with the racer's token "
+                   "(Authorization: Bearer)"), room_.decide_rematch),
+    LinkNext: (SERVICE, room_.decide_link_next),
+    SetPar: (SERVICE, room_.decide_set_par),
+    Forget: (SERVICE, room_.decide_forget),
+    Join: (_JOIN, racer_.decide_join),
+    TakeQuickSeat: (_JOIN, racer_.decide_join),
+    Ready: (Gate("racer", _RACER_TOKEN), racer_.decide_ready),
+    Leave: (Gate("racer or host", "this call needs the racer's or the host's token"),
+            racer_.decide_leave),
+    Resign: (Gate("racer", _RACER_TOKEN), racer_.decide_resign),
+    TimeOut: (SERVICE, racer_.decide_time_out),
+    RematchSeat: (SERVICE, racer_.decide_rematch_seat),
+    PlayMove: (Gate("racer", "a move needs the racer's token"), decide_play),
 }
-"""Each command's decision."""
+"""Each command's gate (shape → room → credentials, :mod:`server.race.gate`) and
+its decision (state → version → rules)."""
 
 
 def decide(loaded: Loaded, command: Command, config: RaceConfig) -> Result:
@@ -236,8 +252,10 @@ def decide(loaded: Loaded, command: Command, config: RaceConfig) -> Result:
     code), a :class:`~.outcome.Prior` (commands to apply first) or a
     :class:`~.outcome.Reload` (cached records cannot decide it). Never raises
     for a refusal; pure."""
+    gate, decision = _DECISIONS[type(command)]
     try:
-        result: Result = _DECISIONS[type(command)](loaded, command, config)
+        gate.admit(loaded, command)
+        result: Result = decision(loaded, command, config)
     except err.RaceError as exc:
         return Refused(exc)
     return result

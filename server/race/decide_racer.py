@@ -4,8 +4,8 @@ resign, a time-out, a seat in a rematch room (docs/protocol.md, "REST").
 Pure functions ``(Loaded, command, config) → Outcome``; a refusal is raised as
 the :class:`~server.race.errors.RaceError` it is and answered as
 :class:`~server.race.outcome.Refused` by :func:`server.race.decide.decide`.
-Checks in the authority's order: shape (a token, a valid name) → the room →
-credentials → state → the write.
+Shape, room and credentials are checked before, by the command's gate
+(:mod:`server.race.gate`); these check state, then make the write.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from typing import Any, Literal
 
 from . import errors as err
 from . import present
-from .access import authorize, check_racing, room_of
+from .access import check_racing
 from .commands import Join, Leave, Ready, RematchSeat, Resign, TakeQuickSeat, TimeOut
 from .events import FinishedEvent, JoinedEvent, LeftEvent, ReadyEvent
+from .gate import admitted
 from .ids import check_name, same_name, token_matches
 from .outcome import After, CheckRaceEnd, Loaded, Outcome, RacerFinal, SaveFresh
 from .state import RacerRecord, RoomRecord, RosterEntry
@@ -24,7 +25,18 @@ from .timers import RaceConfig, countdown
 from .views import RacerView
 
 __all__ = ["decide_join", "decide_leave", "decide_ready", "decide_rematch_seat",
-           "decide_resign", "decide_time_out", "fresh_view"]
+           "decide_resign", "decide_time_out", "fresh_view", "name_of"]
+
+
+def name_of(cmd: Join) -> str:
+    """The joining racer's display name, trimmed (the :class:`Join`'s shape check).
+
+    :raises RequestInvalid: an empty, too long or invisible name (``field: name``).
+    """
+    try:
+        return check_name(cmd.name)
+    except ValueError as exc:
+        raise err.RequestInvalid(str(exc), {"field": "name"}) from None
 
 
 def fresh_view(room: RoomRecord, entry: RosterEntry, loaded: Loaded,
@@ -43,11 +55,8 @@ def decide_join(loaded: Loaded, cmd: Join,
 
     :raises RequestInvalid, RoomNotFound, RoomNotWaiting, RoomFull, RacerNameTaken:
     """
-    try:
-        name = check_name(cmd.name)
-    except ValueError as exc:
-        raise err.RequestInvalid(str(exc), {"field": "name"}) from None
-    room, now = room_of(loaded.room, cmd.ref), loaded.now
+    name = name_of(cmd)
+    room, now = admitted(loaded), loaded.now
     if isinstance(cmd, TakeQuickSeat) and room.quick is None:
         raise err.RoomNotWaiting("not a quick-race lobby: take another seat",
                                  {"state": room.state})
@@ -82,10 +91,9 @@ def decide_ready(loaded: Loaded, cmd: Ready, config: RaceConfig) -> Outcome[Race
     :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
         AuthForbidden, RoomNotWaiting:
     """
-    if not cmd.token:
-        raise err.AuthMissing("this call needs the racer's token")
-    room, now = room_of(loaded.room, cmd.ref), loaded.now
-    entry = authorize(room, cmd.racer_id, cmd.token)
+    room, now = admitted(loaded), loaded.now
+    entry = room.entry(cmd.racer_id)
+    assert entry is not None  # the gate: the racer's own token
     if room.state != "waiting":
         raise err.RoomNotWaiting(f"the room is {room.state}", {"state": room.state})
     roster = [e.model_copy(update={"ready": cmd.ready}) if e.id == cmd.racer_id else e
@@ -109,13 +117,7 @@ def decide_leave(loaded: Loaded, cmd: Leave, config: RaceConfig) -> Outcome[None
     :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
         AuthForbidden, RoomOver, RacerFinished:
     """
-    if not cmd.token:
-        raise err.AuthMissing("this call needs the racer's or the host's token")
-    room, now = room_of(loaded.room, cmd.ref), loaded.now
-    if not token_matches(cmd.token, room.host_digest):
-        authorize(room, cmd.racer_id, cmd.token)
-    elif room.entry(cmd.racer_id) is None:
-        raise err.RacerNotFound(f"no racer {cmd.racer_id!r} in this room")
+    room, now = admitted(loaded), loaded.now
     if room.state in ("over", "closed"):
         raise err.RoomOver(f"the room is {room.state}")
     if room.state in ("waiting", "countdown"):
@@ -138,11 +140,7 @@ def decide_resign(loaded: Loaded, cmd: Resign, config: RaceConfig) -> Outcome[Ra
     :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
         AuthForbidden, RoomNotRacing, RoomOver, RacerFinished:
     """
-    if not cmd.token:
-        raise err.AuthMissing("this call needs the racer's token")
-    room = room_of(loaded.room, cmd.ref)
-    authorize(room, cmd.racer_id, cmd.token)
-    return _finish(loaded, room, cmd.racer_id, "resigned")
+    return _finish(loaded, admitted(loaded), cmd.racer_id, "resigned")
 
 
 def _finish(loaded: Loaded, room: RoomRecord, racer_id: str,
@@ -175,7 +173,7 @@ def decide_time_out(loaded: Loaded, cmd: TimeOut, config: RaceConfig) -> Outcome
 
     :raises RoomNotFound:
     """
-    room = room_of(loaded.room, cmd.ref)
+    room = admitted(loaded)
     racer = loaded.racer
     assert racer is not None, "the applier loads the racer of a time-out"
     if racer.final:
@@ -196,7 +194,7 @@ def decide_rematch_seat(loaded: Loaded, cmd: RematchSeat, config: RaceConfig
 
     :raises RoomNotFound, RoomNotWaiting, RoomFull, RacerNameTaken:
     """
-    room = room_of(loaded.room, cmd.ref)
+    room = admitted(loaded)
     entry = cmd.entry
     mine = room.entry(entry.id)
     if mine is not None and token_matches(cmd.token, mine.token_digest):

@@ -5,8 +5,8 @@ ones that make a room are :mod:`server.race.decide_create`.
 Pure functions ``(Loaded, command, config) → Outcome | Prior``; a refusal is
 raised as the :class:`~server.race.errors.RaceError` it is and answered as
 :class:`~server.race.outcome.Refused` by :func:`server.race.decide.decide`.
-Checks in the authority's order: shape (a token, the options) → the room →
-credentials → state → the write.
+Shape, room and credentials are checked before, by the command's gate
+(:mod:`server.race.gate`); these check state, then make the write.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 
 from . import errors as err
 from . import present
-from .access import authorize_host, room_of
 from .commands import (
     Close,
     Countdown,
@@ -36,6 +35,7 @@ from .events import (
     RematchEvent,
     StartedEvent,
 )
+from .gate import admitted
 from .ids import token_matches
 from .outcome import (
     After,
@@ -78,10 +78,7 @@ def decide_start(loaded: Loaded, cmd: Start, config: RaceConfig) -> Outcome[Room
 
     :raises AuthMissing, RoomNotFound, AuthInvalidToken, RoomOver, RoomNoRacers:
     """
-    if not cmd.host_token:
-        raise err.AuthMissing("starting needs the host token")
-    room = room_of(loaded.room, cmd.ref)
-    authorize_host(room, cmd.host_token)
+    room = admitted(loaded)
     if room.state in ("countdown", "racing"):
         return Outcome(room)
     if room.state != "waiting":
@@ -99,7 +96,7 @@ def decide_countdown(loaded: Loaded, cmd: Countdown, config: RaceConfig) -> Outc
 
     :raises RoomNotFound:
     """
-    room = room_of(loaded.room, cmd.ref)
+    room = admitted(loaded)
     if room.state != "waiting" or all(e.bot for e in room.roster):
         return Outcome(None)  # computer racers alone are nobody to start a race for
     new, events, after = countdown(room, loaded.now, [], config)
@@ -130,10 +127,7 @@ def decide_close(loaded: Loaded, cmd: Close, config: RaceConfig) -> Outcome[Room
 
     :raises AuthMissing, RoomNotFound, AuthInvalidToken, RoomOver:
     """
-    if not cmd.host_token:
-        raise err.AuthMissing("closing needs the host token")
-    room = room_of(loaded.room, cmd.ref)
-    authorize_host(room, cmd.host_token)
+    room = admitted(loaded)
     if room.state in ("over", "closed"):
         raise err.RoomOver(f"the room is already {room.state}")
     now = loaded.now if cmd.now_ms is None else cmd.now_ms
@@ -164,7 +158,7 @@ def decide_end_race(loaded: Loaded, cmd: EndRace, config: RaceConfig) -> Outcome
 
     :raises RoomNotFound:
     """
-    room = room_of(loaded.room, cmd.ref)
+    room = admitted(loaded)
     if room.state != "racing" or room.start_at_ms is None:
         return Outcome(None)
     racers = loaded.racers
@@ -189,7 +183,7 @@ def decide_tick(loaded: Loaded, cmd: Tick, config: RaceConfig) -> Outcome[Any] |
 
     :raises RoomNotFound:
     """
-    room, now = room_of(loaded.room, cmd.ref), loaded.now
+    room, now = admitted(loaded), loaded.now
     if not due(room, now):
         return Outcome((room, loaded.rev, now))
     if room.state == "countdown":
@@ -228,14 +222,8 @@ def decide_rematch(loaded: Loaded, cmd: Rematch, config: RaceConfig
 
     :raises AuthMissing, RoomNotFound, AuthInvalidToken, RoomNotOver:
     """
-    if not cmd.token:
-        raise err.AuthMissing("a rematch is offered with the racer's token "
-                              "(Authorization: Bearer)")
-    room = room_of(loaded.room, cmd.ref)
-    entry = next((e for e in room.roster if token_matches(cmd.token, e.token_digest)), None)
-    if entry is None:
-        raise err.AuthInvalidToken("only a racer of this room may offer a rematch: the token "
-                                   "is not a racer's of this room")
+    room = admitted(loaded)
+    entry = next(e for e in room.roster if token_matches(cmd.token, e.token_digest))
     if not is_over(room):
         raise err.RoomNotOver(f"the race of room {room.code} is not over ({room.state}): "
                               "a rematch is offered after it", {"state": room.state})
@@ -248,7 +236,7 @@ def decide_link_next(loaded: Loaded, cmd: LinkNext, config: RaceConfig) -> Outco
 
     :raises RoomNotFound:
     """
-    room, fresh = room_of(loaded.room, cmd.ref), cmd.fresh
+    room, fresh = admitted(loaded), cmd.fresh
     if room.rematch is not None:
         gone = () if room.rematch.room == fresh.id else (Expire(0, fresh.id),)
         return Outcome(room.rematch, after=gone)
@@ -270,7 +258,7 @@ def decide_set_par(loaded: Loaded, cmd: SetPar, config: RaceConfig) -> Outcome[N
 
     :raises RoomNotFound, RoomNotOver:
     """
-    room = room_of(loaded.room, cmd.ref)
+    room = admitted(loaded)
     if not is_over(room):
         raise err.RoomNotOver(f"the race of room {room.code} is not over ({room.state}): "
                               "its par is stored after it", {"state": room.state})
@@ -287,7 +275,7 @@ def decide_forget(loaded: Loaded, cmd: Forget, config: RaceConfig) -> Outcome[No
 
     :raises RoomNotFound:
     """
-    room = room_of(loaded.room, cmd.ref)
+    room = admitted(loaded)
     entry = room.entry(cmd.racer_id)
     if entry is None or (entry.player is None and entry.name == cmd.name):
         return Outcome(None)
