@@ -168,6 +168,10 @@ class Applier:
 
         :raises RoomNotFound:
         """
+        loaded = await self._load(Tick(ref), False)  # a read: the room as stored
+        room = None if loaded is None else loaded.room
+        if loaded is not None and room is not None and not due(room, loaded.now):
+            return room, loaded.rev, loaded.now  # nothing to decide: no timer is due
         reply: tuple[RoomRecord, int, int] = (
             await self.apply(Tick(ref, self._bots_free()))).reply
         return reply

@@ -62,11 +62,16 @@ def test_fast_paths_write_pydantics_bytes(seed: int, moves: int) -> None:
     assert events and {e["type"] for e in events} >= {"created", "joined", "started",
                                                        "race_over"}
     for ack in acks:
-        text = out.encode(out.ack(ack))
+        made = out.ack(ack)
+        assert made == AckOut.model_construct(t="ack", d=ack)
+        assert made.model_fields_set == {"t", "d"}
+        text = out.encode(made)
         assert text == AckOut(t="ack", d=ack).model_dump_json()
         SERVER.validate_json(text)
     for event in events:
-        text = out.encode(out.event(event))
+        made = out.event(event)
+        assert (made.t, made.d, made.model_fields_set) == ("event", event, {"t", "d"})
+        text = out.encode(made)
         assert text == EventOut.model_validate({"t": "event", "d": event}).model_dump_json()
         assert orjson.loads(text) == {"t": "event", "d": event}
 
