@@ -16,7 +16,8 @@ against the stored digests by the decision, never stored or logged).
 Commands by who sends them:
 
 - the host: :class:`Create` (with :class:`~.options.RoomOptions`),
-  :class:`Start`, :class:`Close`, :class:`Leave` with the host token (a kick);
+  :class:`Start`, :class:`Close`, :func:`Kick` (a :class:`Leave` with the
+  host token);
 - a racer: :class:`Join` (:class:`TakeQuickSeat` in a quick-race lobby),
   :class:`Ready`, :class:`Leave`, :class:`Resign`, :class:`PlayMove`
   (:func:`Undo` and :func:`Autoplay` are moves of their own kind),
@@ -46,6 +47,7 @@ __all__ = [
     "EndRace",
     "Forget",
     "Join",
+    "Kick",
     "Leave",
     "LinkNext",
     "OpenRoom",
@@ -141,6 +143,13 @@ class Leave:
     ref: str
     racer_id: str
     token: str | None
+
+
+def Kick(ref: str, racer_id: str, host_token: str | None) -> Leave:
+    """The host removes a racer: a :class:`Leave` with the host's token (before
+    the start the racer is removed; during the race their result becomes final
+    as ``left``)."""
+    return Leave(ref, racer_id, host_token)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from server.race.commands import Join, Leave, Ready, Resign, TakeQuickSeat, TimeOut
+from server.race.commands import Join, Kick, Leave, Ready, Resign, TakeQuickSeat, TimeOut
 from server.race.ids import token_digest
 from server.race.outcome import CheckRaceEnd, Expire, RacerFinal, RaceStarted, SaveFresh
 from server.race.state import RacerRecord, RoomRecord, RosterEntry
@@ -278,6 +278,12 @@ LEAVE_REFUSALS = [
 def test_leave_refusals(rm: RoomRecord | None, racer_id: str, token: str | None,
                         rec: RacerRecord | None, code: str) -> None:
     assert refusal(decided(load(rm, rec=rec), Leave(CODE, racer_id, token))) == code
+
+
+def test_a_kick_is_a_leave_with_the_host_token() -> None:
+    assert Kick(CODE, "a", HOST) == Leave(CODE, "a", HOST)
+    assert refusal(decided(load(room()), Kick(CODE, "a", BOB))) == "auth/forbidden"
+    assert refusal(decided(load(room()), Kick(CODE, "a", None))) == "auth/missing"
 
 
 @pytest.mark.parametrize("token", [ADA, HOST], ids=["leaves", "kicked"])
