@@ -147,7 +147,8 @@ class Applier:
                     except VersionConflict:
                         full = True  # something changed (or the id was answered): read it all
                         continue
-                await self._after(loaded, result)
+                if result.after:
+                    await self._after(loaded, result)
                 if result.again:
                     continue
                 return result
@@ -236,8 +237,8 @@ class Applier:
         now = await self.store.clock.now_ms()
         if now - room.start_at_ms >= room.time_limit_ms:
             return None
-        return Loaded(room, room_rev, now, racer, rev, self.cache.game(room, racer),
-                      answer=UNREAD, known=True)
+        return Loaded(room, room_rev, now, racer, rev, self.cache.game(room, racer), None,
+                      UNREAD, True)
 
     # -- writing -----------------------------------------------------------------------
 

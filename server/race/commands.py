@@ -4,10 +4,12 @@ Every change to a room or a racer is a command handed to
 :meth:`~server.race.apply.Applier.apply`, which loads what the command needs,
 asks :func:`~server.race.decide.decide` for the decision and writes it with one
 compare-and-set (docs/architecture.md, "Command → decide → apply"). Commands
-are frozen values: everything a decision needs beyond the stored records and
-the clock is in them — ids, codes, token digests, deal numbers and redeal keys
-are drawn by the caller *before* the command is made, so the decision stays a
-pure function (no I/O, no clock, no randomness).
+are values, never changed once made (not frozen: a frozen dataclass's
+``__init__`` is ~4× slower, and every move makes one): everything a decision
+needs beyond the stored records and the clock is in them — ids, codes, token
+digests, deal numbers and redeal keys are drawn by the caller *before* the
+command is made, so the decision stays a pure function (no I/O, no clock, no
+randomness).
 
 ``ref`` is the room id or short code (``Create`` and ``OpenRoom`` carry the
 new room instead). Tokens are the presented secrets (checked in constant time
@@ -65,7 +67,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Create:
     """A new room in state ``waiting`` (``POST /rooms``): ``options`` as asked,
     with the id, short code (claimed), host token digest, deal number and
@@ -79,7 +81,7 @@ class Create:
     redeal_key: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OpenRoom:
     """A room made whole by the service (a rematch's or a series' next room):
     ``room`` is saved as it is with ``events``, expiring ``expire_ms`` later
@@ -90,7 +92,7 @@ class OpenRoom:
     expire_ms: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Join:
     """A racer joins a waiting room (``POST /rooms/{room}/racers``) under the
     drawn ``racer_id`` with the digest of their drawn token; ``player``: the
@@ -104,13 +106,13 @@ class Join:
     bot: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TakeQuickSeat(Join):
     """A :class:`Join` of a quick-race lobby (``POST /quick``): the room must be
     one (else ``room/not_waiting``: the lobby is gone, take another seat)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ready:
     """A racer says they are (not) ready; all ready starts the countdown."""
 
@@ -120,7 +122,7 @@ class Ready:
     ready: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Start:
     """The host starts the countdown (idempotent once it runs)."""
 
@@ -128,7 +130,7 @@ class Start:
     host_token: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Countdown:
     """The service starts a waiting room's countdown when it has racers (a
     quick-race lobby once its computer racers are seated); else nothing."""
@@ -136,7 +138,7 @@ class Countdown:
     ref: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Leave:
     """The racer leaves (their token), or the host kicks them (the host token)."""
 
@@ -152,7 +154,7 @@ def Kick(ref: str, racer_id: str, host_token: str | None) -> Leave:
     return Leave(ref, racer_id, host_token)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Resign:
     """The racer concedes: their result becomes final as it stands."""
 
@@ -161,7 +163,7 @@ class Resign:
     token: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Close:
     """The host closes the room: before the start it just closes; during the
     race every result becomes final and the race is over."""
@@ -173,7 +175,7 @@ class Close:
     at its race clock (the decision's :class:`~.outcome.Prior`)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayMove:
     """One move of a racer (text like ``"3f"`` or its JSON form; undo and
     autoplay are moves too), expecting the game at ``expected_version``;
@@ -201,7 +203,7 @@ def Autoplay(ref: str, racer_id: str, token: str | None, expected_version: int,
     return PlayMove(ref, racer_id, token, "a", expected_version, client_move_id)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Tick:
     """The room's due timer, if any: the countdown's end starts the race, the
     time limit ends it, a quick-race lobby takes its step (computer racers
@@ -212,7 +214,7 @@ class Tick:
     bots_free: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EndRace:
     """End the race once every result is final (or the time limit passed:
     the unfinished racers time out first): ``race_over`` is published once."""
@@ -220,7 +222,7 @@ class EndRace:
     ref: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TimeOut:
     """Make a racer's result final as ``timed_out`` at race clock ``at_ms``
     (``None``: the time limit), or at their last move if that is later."""
@@ -230,7 +232,7 @@ class TimeOut:
     at_ms: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Rematch:
     """A racer of a finished race offers a rematch: the answer is the next
     room's link, or ``None`` when the caller must make one (:class:`OpenRoom`,
@@ -240,7 +242,7 @@ class Rematch:
     token: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LinkNext:
     """Link the next room ``fresh`` (saved by :class:`OpenRoom`) from the room
     of the finished race, once: a room linked meanwhile wins and ``fresh`` is
@@ -252,7 +254,7 @@ class LinkNext:
     """List ``fresh`` in the lobby until then (a public rematch room)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RematchSeat:
     """``entry`` (a racer of the finished race, their ``token``) takes a seat
     in the rematch room ``ref``, keeping their racer id and token; a seat held
@@ -265,7 +267,7 @@ class RematchSeat:
     host_token: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SetPar:
     """Store the room's par (most foundation cards possible, from the solver)
     once, with a ``par`` event carrying the standings ``views``."""
@@ -275,7 +277,7 @@ class SetPar:
     views: tuple[RacerView, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Forget:
     """A forgotten player's racer takes ``name`` and loses its player link."""
 
