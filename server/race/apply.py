@@ -133,11 +133,13 @@ class Applier:
             (``store/busy``).
         :raises StoreUnavailable:
         """
-        full = False
+        full = type(command) is not PlayMove  # only a move may load from the cache
         for _ in range(RETRIES):
-            loaded = await self._load(command, full)
+            loaded = None if full else await self._known(command)  # type: ignore[arg-type]
             if loaded is None:
-                continue  # a due timer was advanced first: read again
+                loaded = await self._load(command)
+                if loaded is None:
+                    continue  # a due timer was advanced first: read again
             result = decide(loaded, command, self.config)
             if isinstance(result, Outcome):
                 result.now = loaded.now
@@ -169,7 +171,7 @@ class Applier:
 
         :raises RoomNotFound:
         """
-        loaded = await self._load(Tick(ref), False)  # a read: the room as stored
+        loaded = await self._load(Tick(ref))  # a read: the room as stored
         room = None if loaded is None else loaded.room
         if loaded is not None and room is not None and not due(room, loaded.now):
             return room, loaded.rev, loaded.now  # nothing to decide: no timer is due
@@ -179,15 +181,11 @@ class Applier:
 
     # -- loading -----------------------------------------------------------------------
 
-    async def _load(self, cmd: Command, full: bool) -> Loaded | None:
-        """What ``cmd`` needs, read (module docstring); ``None`` when a due timer
-        was applied first."""
+    async def _load(self, cmd: Command) -> Loaded | None:
+        """What ``cmd`` needs, read from the store (module docstring); ``None``
+        when a due timer was applied first."""
         if isinstance(cmd, _NEW_ROOM):
             return Loaded(None, 0, await self.store.clock.now_ms())
-        if type(cmd) is PlayMove and not full:
-            known = await self._known(cmd)
-            if known is not None:
-                return known
         ref = cmd.ref
         if not ref or len(ref) > 64:
             return Loaded(None, 0, 0)

@@ -62,7 +62,7 @@ from .commands import (
     TimeOut,
 )
 from .events import FinishedEvent, progress_logged
-from .gate import NO_ROOM, SERVICE, Gate, admitted
+from .gate import NO_ROOM, SERVICE, Gate
 from .outcome import (
     UNREAD,
     After,
@@ -169,14 +169,17 @@ def decide_play(loaded: Loaded, cmd: PlayMove,
         limit), RacerFinished, MoveStaleVersion (details.game: the current
         game), MoveInvalid, MoveIllegal:
     """
-    room = admitted(loaded)
+    room = loaded.room
+    assert room is not None  # the gate
     answer = loaded.answer
-    if answer is UNREAD and room.state != "racing":
-        return Reload()  # a repeated id is answered before the room's state
-    if answer is not None and answer is not UNREAD:
+    if answer is UNREAD:
+        if room.state != "racing":
+            return Reload()  # a repeated id is answered before the room's state
+    elif answer is not None:
         return Outcome(FirstAnswer(answer, None if loaded.racer is None else loaded.racer.log,
                                    room))
-    check_racing(room)
+    if room.state != "racing":
+        check_racing(room)
     racer, game, now = loaded.racer, loaded.game, loaded.now
     assert racer is not None and game is not None and room.start_at_ms is not None
     clock = now - room.start_at_ms
@@ -208,10 +211,12 @@ def decide_play(loaded: Loaded, cmd: PlayMove,
     if new.final:
         events.append(FinishedEvent(race_clock_ms=shown, racer=cmd.racer_id,
                                     status=new.status).logged())
-    return Outcome(ack, racer=new, events=events, game=after, after=_FINAL if new.final else (),
-                   answer=(cmd.client_move_id, {"version": version,
-                                                "applied": len(decision.applied),
-                                                "reach_time_ms": new.reach_time_ms}))
+    answered = (cmd.client_move_id, {"version": version, "applied": len(decision.applied),
+                                     "reach_time_ms": new.reach_time_ms})
+    # positionally (every accepted move makes one): reply, room, racer, events,
+    # answer, archive, game, after
+    return Outcome(ack, None, new, events, answered, False, after,
+                   _FINAL if new.final else ())
 
 
 _RACER_TOKEN = "this call needs the racer's token"
