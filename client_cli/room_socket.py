@@ -208,7 +208,10 @@ class RoomConnection:
             raise ServerUnreachable(self.url, f"HTTP {status} on the room socket") from None
         except InvalidURI:
             raise ApiError("client/bad_url", f"not a server URL: {self.url}") from None
-        except (OSError, TimeoutError, InvalidHandshake) as exc:
+        except (OSError, EOFError, TimeoutError, InvalidHandshake) as exc:
+            # EOFError: websockets < 15 raises it bare when the peer (a load
+            # balancer, a proxy) closes before the HTTP status line; newer ones
+            # wrap it in InvalidMessage. Either way the server may come back
             raise ServerUnreachable(self.url, type(exc).__name__) from None
 
     async def _run(self) -> None:

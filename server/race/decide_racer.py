@@ -86,7 +86,8 @@ def decide_join(loaded: Loaded, cmd: Join,
 
 
 def decide_ready(loaded: Loaded, cmd: Ready, config: RaceConfig) -> Outcome[RacerView]:
-    """A racer is (not) ready; when every racer is, the countdown starts.
+    """A racer is (not) ready; when every racer is, the countdown starts — unless
+    they are all computer racers (their person left: the host may still start).
 
     :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
         AuthForbidden, RoomNotWaiting:
@@ -102,7 +103,8 @@ def decide_ready(loaded: Loaded, cmd: Ready, config: RaceConfig) -> Outcome[Race
     events = [ReadyEvent(race_clock_ms=present.race_clock(new, now), racer=cmd.racer_id,
                          ready=cmd.ready).logged()]
     after: tuple[After, ...] = ()
-    if all(e.ready for e in roster):
+    if all(e.ready for e in roster) and not all(e.bot for e in roster):
+        # computer racers alone are nobody to race for: only the host starts them
         new, events, after = countdown(new, now, events, config)
     entry = new.entry(cmd.racer_id) or entry
     return Outcome(fresh_view(new, entry, loaded), room=new, events=events, after=after)

@@ -56,7 +56,9 @@ async def test_join_countdown_keys_mouse_refusal_and_opponents(lucie_server: str
     app = RaceApp(Seat(lucie_server, room, ann.racer.id, ann.token, host))
     async with LucieClient(lucie_server) as client, app.run_test(size=SIZE) as pilot:
         await until(lambda: app.room is not None, what="welcome")
-        assert app.room is not None and app.room.code in text_of(app, "#banner")
+        # the room is set, then the board drawn: wait for the drawing
+        await until(lambda: app.room is not None and app.room.code in text_of(app, "#banner"),
+                    what="the banner")
         assert "bob" in text_of(app, "#opponents")
         await pilot.press("s", "enter")  # the host starts
         await until(lambda: "Starting" in text_of(app, "#banner"), what="countdown")

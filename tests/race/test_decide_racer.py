@@ -251,6 +251,18 @@ def test_ready_of_everyone_starts_the_countdown(rm: RoomRecord) -> None:
     assert out.reply.ready
 
 
+def test_computer_racers_alone_all_ready_start_no_countdown() -> None:
+    """Their person left between the bots' readies: the last bot's ready made
+    "every racer ready" and the bots raced alone (the breaker's finding; the
+    host may still start them)."""
+    rm = room(racers=[entry("bot1", "Bot 1", 2, "bot-1", bot=True, ready=True),
+                      entry("bot2", "Bot 2", 3, "bot-2", bot=True)])
+    out = accepted(decided(load(rm), Ready(CODE, "bot2", "bot-2", True)))
+    assert out.room is not None and all(e.ready for e in out.room.roster)
+    assert (out.room.state, out.room.start_at_ms) == ("waiting", None)
+    assert event_types(out) == ["ready"] and out.after == ()
+
+
 # -- Leave ----------------------------------------------------------------------------
 
 FINAL_A = racer("a", status="won", final=True, foundation_cards=52, finished_ms=9_000)
