@@ -65,7 +65,6 @@ from server.runtime.settings import Settings, SettingsError
 from server.runtime.uvicorn_protocols import protocols
 from server.solver import SolverPool
 from server.store import LiveStore, open_store
-from server.store.redis import RedisStore
 from server.web import web_routes
 
 __all__ = ["create_app", "main"]
@@ -76,8 +75,11 @@ log = logging.getLogger("server")
 def leaderboards_of(store: LiveStore) -> LeaderboardStore:
     """The leaderboards beside the room store: in its Redis, on its client and
     under its key prefix (no second client), or in memory with the memory store."""
-    if isinstance(store, RedisStore):
-        return RedisLeaderboardStore(store.client, prefix=store.prefix, owned=False)
+    client = getattr(store, "client", None)  # a RedisStore's (importing that module
+    # here would register its Redis metrics in an embedded server's /metrics)
+    if client is not None:
+        return RedisLeaderboardStore(client, prefix=str(getattr(store, "prefix", "lucie:")),
+                                     owned=False)
     return MemoryLeaderboardStore()
 
 

@@ -100,3 +100,14 @@ async def test_leaderboards_share_the_room_stores_redis_client() -> None:
         if keys:
             await client.delete(*keys)
         await store.close()
+
+
+def test_the_embedded_app_loads_no_redis_store() -> None:
+    """The app factory imported the Redis store to build the leaderboards: an
+    embedded server's /metrics then listed an empty ``lucie_redis_seconds``
+    (a new user's trial)."""
+    import subprocess
+    import sys
+    code = ("import sys, server.app; "
+            "sys.exit('server.store.redis' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
