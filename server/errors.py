@@ -48,6 +48,7 @@ __all__ = [
     "HiddenUntilOver",
     "HiddenUntilStart",
     "HintsOff",
+    "KickAfterStart",
     "MethodNotAllowed",
     "MoveIllegal",
     "MoveInvalid",
@@ -144,6 +145,8 @@ _TABLE: Final = (
     ErrorCode("room/not_racing", 409, None, "a move or resign before the start"),
     ErrorCode("room/over", 409, None, "a move after the race ended or the room closed"),
     ErrorCode("room/no_racers", 409, None, "starting a room with no racer"),
+    ErrorCode("room/kick_after_start", 409, None,
+              "the host removes a racer after the start (the host may still close the room)"),
     ErrorCode("room/not_over", 409, None,
               "a rematch offered before the race is over (or in a room closed before its start)"),
     ErrorCode("series/not_found", 404, None, "no series by that id (nor a room of one)"),
@@ -340,6 +343,13 @@ class RoomNotRacing(RaceError):
     """A move before the start."""
 
     code = "room/not_racing"
+
+
+class KickAfterStart(RaceError):
+    """The host's power over the roster ends at the start: no kick once the race
+    runs (a kicked leader would hand the host a rated win)."""
+
+    code = "room/kick_after_start"
 
 
 class RoomOver(RaceError):

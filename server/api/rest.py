@@ -291,8 +291,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              errors=(*_ROOM, "request/invalid", "room/not_waiting", "room/full",
                      "racer/name_taken", "player/invalid_key", "archive/unavailable",
                      "rate/limited"), budget="join", operation_id="joinRoom"),
-    Endpoint("DELETE", "/rooms/{room}/racers/{racer}", "Leave (racer) or kick (host)", leave,
-             None, None, 204, auth="racer or host", errors=(*_RACER_AUTH, "room/over"),
+    Endpoint("DELETE", "/rooms/{room}/racers/{racer}", "Leave (racer) or kick (host, "
+             "before the start)", leave, None, None, 204, auth="racer or host",
+             errors=(*_RACER_AUTH, "room/over", "racer/finished", "room/kick_after_start"),
              operation_id="leaveRoom"),
     Endpoint("POST", "/rooms/{room}/racers/{racer}/ready", "Set ready", ready, ReadyBody,
              RacerView, auth="racer", errors=(*_RACER_AUTH, "room/not_waiting"),

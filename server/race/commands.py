@@ -148,9 +148,9 @@ class Leave:
 
 
 def Kick(ref: str, racer_id: str, host_token: str | None) -> Leave:
-    """The host removes a racer: a :class:`Leave` with the host's token (before
-    the start the racer is removed; during the race their result becomes final
-    as ``left``)."""
+    """The host removes a racer: a :class:`Leave` with the host's token — before
+    the start only (the racer is removed); after it the decision refuses with
+    ``room/kick_after_start``."""
     return Leave(ref, racer_id, host_token)
 
 

@@ -114,14 +114,22 @@ def decide_leave(loaded: Loaded, cmd: Leave, config: RaceConfig) -> Outcome[None
     """The racer leaves (their token) or the host kicks them (the host token).
     Before the start (countdown included) the racer is removed — the last one
     leaving, computer racers aside, cancels the countdown; during the race their
-    result becomes final as ``left``.
+    result becomes final as ``left``. The host's kick ends at the start
+    (docs/fair-play.md: a kicked leader would hand the host a rated win); the
+    host may still close the room, which leaves the race unrated.
 
     :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
-        AuthForbidden, RoomOver, RacerFinished:
+        AuthForbidden, RoomOver, RacerFinished, KickAfterStart:
     """
     room, now = admitted(loaded), loaded.now
     if room.state in ("over", "closed"):
         raise err.RoomOver(f"the room is {room.state}")
+    entry = room.entry(cmd.racer_id)
+    kicked = entry is not None and not token_matches(cmd.token, entry.token_digest)
+    if kicked and room.state == "racing":
+        raise err.KickAfterStart("the race has started: the host may close the room "
+                                 "(unrated) but no longer remove a racer",
+                                 {"racer": cmd.racer_id, "state": room.state})
     if room.state in ("waiting", "countdown"):
         roster = [e for e in room.roster if e.id != cmd.racer_id]
         update: dict[str, Any] = {"roster": roster}

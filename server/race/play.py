@@ -47,8 +47,8 @@ class Play:
     async def game(self, ref: str, racer_id: str, token: str | None = None) -> GameView:
         """A racer's full game state, as ``token`` may see it
         (:mod:`server.race.visibility`): the racer's own board live; a rival's
-        only once the viewer's result is final; a spectator's (or the host's)
-        ``spectator_delay_ms`` behind the race clock, live in open-boards rooms;
+        hidden while the viewer races; a spectator's, the host's or a finished
+        racer's ``spectator_delay_ms`` behind the race clock, live in open-boards rooms;
         every board once the race is over, none before the start.
 
         :raises RoomNotFound, RacerNotFound, AuthInvalidToken, HiddenUntilStart,

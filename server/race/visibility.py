@@ -15,8 +15,10 @@ viewer, what the answer is before the start, during the race and after it:
 
 Viewers: the ``racer`` the thing belongs to; a ``rival`` (another racer of
 the room whose result is not final); a ``finished`` racer (another racer
-whose result is final: they can no longer profit); the ``host`` (the host
-token); a ``spectator`` (no token). A token that is nobody's in the room is
+whose result is final — seen as a spectator until the race is over: a racer
+could otherwise take a second seat, resign it at once and watch the leader
+live from it while racing with the first); the ``host`` (the host token); a
+``spectator`` (no token). A token that is nobody's in the room is
 refused (``auth/invalid_token``). The race authority asks :func:`access`
 on every path that shows a board, a move log or the deal number (REST,
 WebSocket welcome and snapshot, replays, comparisons, ghosts); nothing else
@@ -73,12 +75,12 @@ TABLE: Final[dict[tuple[What, Viewer], tuple[Answer, Answer, Answer]]] = {
     ("deal number", "spectator"): ("no", "yes", "yes"),
     ("board", "racer"): ("no", "yes", "yes"),
     ("board", "rival"): ("no", "no", "yes"),
-    ("board", "finished"): ("no", "yes", "yes"),
+    ("board", "finished"): ("no", "delayed", "yes"),
     ("board", "host"): ("no", "delayed", "yes"),
     ("board", "spectator"): ("no", "delayed", "yes"),
     ("move log", "racer"): ("no", "yes", "yes"),
     ("move log", "rival"): ("no", "no", "yes"),
-    ("move log", "finished"): ("no", "yes", "yes"),
+    ("move log", "finished"): ("no", "no", "yes"),
     ("move log", "host"): ("no", "no", "yes"),
     ("move log", "spectator"): ("no", "no", "yes"),
     ("redeal key", "racer"): ("no", "no", "yes"),
@@ -153,7 +155,6 @@ def check(room: RoomRecord, what: What, seen: Seen) -> Answer:
     if phase(room) == "before the start" and what in ("board", "move log"):
         raise err.HiddenUntilStart(f"the {what} waits for the start: the deal is dealt then",
                                    {"what": what, "state": room.state})
-    raise err.HiddenUntilOver(
-        f"a rival's {what} stays hidden until your result is final or the race is over"
-        if seen.kind == "rival" else f"the {what} stays hidden until the race is over",
-        {"what": what, "state": room.state})
+    whose = "a rival's" if seen.kind in ("rival", "finished") else "the"
+    raise err.HiddenUntilOver(f"{whose} {what} stays hidden until the race is over",
+                              {"what": what, "state": room.state})

@@ -99,13 +99,15 @@ async def test_a_race_as_every_viewer(url: str) -> None:
             # progress stays public
             table = (await api.get(f"/rooms/{rid}/standings"))["standings"]
             assert {s["name"]: s["moves"] for s in table}["ada"] == 3
-            # bob resigns: his result is final, he may now watch ada live
+            # bob resigns (a spare seat resigned at once): his result is final, yet he
+            # sees what a spectator sees until the race is over — ada's board late
             r = await api.http.post(f"/rooms/{rid}/racers/{bob}/resign", headers=_auth(bob_t))
             assert r.status_code == 200, r.text
-            assert (await _get(api, f"/rooms/{rid}/racers/{ada}/game", bob_t)).json()[
-                "version"] == 3
-            assert len((await _get(api, f"/rooms/{rid}/racers/{ada}/replay", bob_t)).json()[
-                "moves"]) == 3
+            late = (await _get(api, f"/rooms/{rid}/racers/{ada}/game", bob_t)).json()
+            assert late["version"] == 0 and late["legal_moves"] == []
+            assert 0 < late["delay_ms"] <= 60_000
+            for path in (f"/rooms/{rid}/racers/{ada}/replay", f"/rooms/{rid}/compare/ada/bob"):
+                _refused(await _get(api, path, bob_t), "race/hidden_until_over")
             # ada asking for bob's board on her socket's behalf: still hidden
             _refused(await _get(api, f"/rooms/{rid}/racers/{bob}/game", ada_t),
                      "race/hidden_until_over")
@@ -171,5 +173,33 @@ async def test_a_racer_token_on_a_spectator_socket_still_gets_no_boards(url: str
             await recv_until(bob_second, "event", type_="progress", seen=seen)
             await recv_until(bob_second, "event", type_="progress", seen=seen)
         _no_board_in(seen)
+    finally:
+        await api.aclose()
+
+
+async def test_the_host_kicks_before_the_start_only(url: str) -> None:
+    """The host's power over the roster ends at the start: a kicked leader would
+    hand a racing host a rated win. Closing stays open (and leaves it unrated)."""
+    api = Api(url)
+    try:
+        room, host = await api.create(countdown_s=0)
+        rid = room["id"]
+        ada, ada_t = await api.join(rid, "ada")
+        await api.join(rid, "bob")
+        cy, _ = await api.join(rid, "cy")
+        r = await api.http.delete(f"/rooms/{rid}/racers/{cy}", headers=_auth(host))
+        assert r.status_code == 204, r.text  # before the start: removed
+        await api.start(rid, host)
+        r = await api.http.delete(f"/rooms/{rid}/racers/{ada}", headers=_auth(host))
+        assert r.status_code == 409, r.text
+        assert r.json()["error"]["code"] == "room/kick_after_start"
+        view = await api.get(f"/rooms/{rid}")
+        assert {x["name"]: x["status"] for x in view["racers"]} == {
+            "ada": "playing", "bob": "playing"}  # nothing half-applied
+        r = await api.http.delete(f"/rooms/{rid}/racers/{ada}", headers=_auth(ada_t))
+        assert r.status_code == 204, r.text  # leaving stays every racer's right
+        r = await api.http.post(f"/rooms/{rid}/close", headers=_auth(host))
+        assert r.status_code == 200, r.text
+        assert (await api.get(f"/rooms/{rid}"))["state"] == "closed"
     finally:
         await api.aclose()

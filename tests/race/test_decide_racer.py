@@ -281,7 +281,9 @@ LEAVE_REFUSALS = [
     pytest.param(room("closed", ended_ms=NOW), "a", HOST, None, "room/over",
                  id="closed-after-start-kick"),
     pytest.param(room("racing"), "a", ADA, FINAL_A, "racer/finished", id="result-final"),
-    pytest.param(room("racing"), "a", HOST, FINAL_A, "racer/finished",
+    pytest.param(room("racing"), "a", HOST, None, "room/kick_after_start",
+                 id="kick-after-start"),
+    pytest.param(room("racing"), "a", HOST, FINAL_A, "room/kick_after_start",
                  id="kick-result-final"),
 ]
 
@@ -330,7 +332,6 @@ def test_leave_during_the_countdown(members: list[RosterEntry], state: str,
 
 @pytest.mark.parametrize(("token", "now", "clock"), [
     pytest.param(ADA, NOW, 10_000, id="leaves"),
-    pytest.param(HOST, NOW, 10_000, id="kicked"),
     pytest.param(ADA, START + LIMIT + 500, LIMIT, id="clock-stops-at-the-limit"),
 ])
 def test_leave_during_the_race_makes_the_result_final(token: str, now: int, clock: int) -> None:

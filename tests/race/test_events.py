@@ -93,7 +93,7 @@ async def leave_and_time_limit(race: RaceAuthority, store: ClockStore) -> list[d
     await race.leave(room.id, racers[2][0].id, racers[2][1])  # before the start
     await race.start(room.id, host)
     await _play(race, room.id, racers[0][0].id, racers[0][1], 2)
-    await race.leave(room.id, racers[1][0].id, host)  # kicked during the race
+    await race.leave(room.id, racers[1][0].id, racers[1][1])  # leaves during the race
     store.advance(10_000)
     await race.tick()
     return await _logged(race, room.id)

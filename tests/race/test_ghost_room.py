@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from server.errors import HiddenUntilOver
 from server.race import RaceAuthority, RoomOptions
 from server.race.ghost_room import GhostRooms, TooManyGhosts, ghost_name
 from server.records.ghost import plan_ghost
@@ -55,9 +56,13 @@ async def test_ghost_races_the_recorded_timeline(ghosts: GhostRooms) -> None:
         return view.state == "racing" and view.racers[0].final
 
     await _until(ghost_done)
-    # a rival's move log is hidden during the race, but for a racer whose own
-    # result is final: bob resigns and watches the ghost while cy still races
+    # a rival's move log is hidden during the race, also once the viewer's own
+    # result is final: bob resigns, cy still races
     await authority.resign(room.code, bob.id, token)
+    with pytest.raises(HiddenUntilOver):
+        await authority.replay(room.id, ghost.id, token)
+    assert not (await authority.standings(room.code)).final  # cy still races
+    await authority.resign(room.code, cy.id, cy_token)
     replay = await authority.replay(room.id, ghost.id, token)
     assert [m.move for m in replay.moves] == [m for m, _ in RECORDED]
     for got, (_, want) in zip(replay.moves, RECORDED, strict=True):
@@ -65,15 +70,13 @@ async def test_ghost_races_the_recorded_timeline(ghosts: GhostRooms) -> None:
     assert replay.result.status == "resigned" and replay.result.foundation_cards == 2
     assert 320 <= (replay.result.finished_ms or 0) <= 320 + TOLERANCE_MS
 
-    assert not (await authority.standings(room.code)).final  # cy still races
-    await authority.resign(room.code, cy.id, cy_token)
     standings = await authority.standings(room.code)
     assert standings.final and [s.name for s in standings.standings] == ["👻 ada", "bob", "cy"]
     # same deal, same key, same moves: the ghost's game is the recording
     same = await compare_sources(authority, RacerRef(room.code, ghost.id), rec)
     assert same.divergence.move_index is None
     assert same.a.layouts[1].reached and same.b.redeals_used == 1
-    assert replay.redeal_key is None  # fetched during the race
+    assert replay.redeal_key is not None  # fetched once the race is over
     after = await authority.replay(room.code, ghost.id)
     assert bytes.fromhex(after.redeal_key or "") == KEY
 

@@ -145,20 +145,40 @@ async def test_open_boards_rooms_show_spectators_boards_live(race: RaceAuthority
         await race.game(r.id, r.ada, r.bob_token)
 
 
-async def test_a_finished_racer_sees_every_board_and_log_live(race: RaceAuthority) -> None:
-    r = await _room(race)
+async def test_a_finished_racer_sees_boards_as_a_spectator_until_the_race_is_over(
+        race: RaceAuthority, store: ClockStore) -> None:
+    # the spare seat: cy resigns at once and would watch ada live from that seat
+    r = await _room(race, spectator_delay_s=30)
+    await race.start(r.id, r.host)
+    store.advance(1_000)
+    await _play(race, r, 2)
+    await race.resign(r.id, r.cy, r.cy_token)
+    view = await race.game(r.id, r.ada, r.cy_token)
+    assert (view.version, view.legal_moves) == (0, []) and view.delay_ms > 0
+    store.advance(31_000)
+    assert (await race.game(r.id, r.ada, r.cy_token)).version == 2  # as a spectator: late
+    with pytest.raises(err.HiddenUntilOver):  # the move log is not delayed: hidden
+        await race.replay(r.id, r.ada, r.cy_token)
+    with pytest.raises(err.HiddenUntilOver):  # nor in a comparison
+        await compare_sources(race.logs_for(r.cy_token), RacerRef(r.id, "ada"),
+                              RacerRef(r.id, "bob"))
+    with pytest.raises(err.HiddenUntilOver):  # bob still races: still blind
+        await race.game(r.id, r.ada, r.bob_token)
+    for racer, token in ((r.ada, r.ada_token), (r.bob, r.bob_token)):
+        await race.resign(r.id, racer, token)
+    # the race is over: everything is public, to cy too
+    assert (await race.game(r.id, r.ada, r.cy_token)).delay_ms == 0
+    assert (await race.replay(r.id, r.ada, r.cy_token)).redeal_key is not None
+
+
+async def test_a_finished_racer_sees_boards_live_in_open_boards_rooms(
+        race: RaceAuthority) -> None:
+    r = await _room(race, open_boards=True)
     await race.start(r.id, r.host)
     await _play(race, r, 2)
     await race.resign(r.id, r.cy, r.cy_token)
     view = await race.game(r.id, r.ada, r.cy_token)
     assert view.version == 2 and view.delay_ms == 0
-    assert len((await race.replay(r.id, r.ada, r.cy_token)).moves) == 2
-    assert (await race.replay(r.id, r.ada, r.cy_token)).redeal_key is None  # until the end
-    c = await compare_sources(race.logs_for(r.cy_token), RacerRef(r.id, "ada"),
-                              RacerRef(r.id, "bob"))
-    assert c.a.name == "ada"
-    with pytest.raises(err.HiddenUntilOver):  # bob still races: still blind
-        await race.game(r.id, r.ada, r.bob_token)
 
 
 async def test_after_the_race_everything_is_public(race: RaceAuthority) -> None:
