@@ -272,6 +272,8 @@ RULES: tuple[Rule, ...] = (
     Rule("server.runtime", allowed=("server.runtime", "server.errors")),
     Rule("server.errors", allowed=("server.errors",)),
     Rule("server.solver", allowed=("server.solver", "server.rules")),
+    Rule("server.fairplay", allowed=("server.fairplay", "server.rules", "server.solver",
+                                     "server.errors", "server.runtime")),
     Rule("server.web", allowed=("server.web",)),
     Rule("client_cli", allowed=("server.rules", "server.solver")),
 )

@@ -1,0 +1,1 @@
+"""Fair play: assessing rated races for solver-assisted play (docs/fair-play.md)."""
