@@ -15,10 +15,9 @@ bytes) beside the deal number and the redeal key, and publishes
 When the race is over, the room reveals the deal number, the redeal key and
 the salt; anyone recomputes the hash (:func:`deal_commitment`) and compares
 it with what was published (:func:`verify_commitment`): the deal raced is
-the one fixed at creation. The salt keeps the commitment from naming the
-deal before that: without it, a deal whose redeal key is known anyway (a
-ghost room replays a recorded game) could be found by hashing every deal
-number.
+the one fixed at creation. The salt makes the commitment hide the deal
+until then whatever the redeal key: were a key ever known or guessable, deal
+numbers are few enough to be hashed one by one.
 
 Pure and stdlib-only, as the rest of :mod:`server.rules`: the server and the
 terminal client (``lucie verify``) share it. Drawing the salt is the
