@@ -26,6 +26,7 @@ COMMANDS: list[str] = [
     "client_cli.ghost_cmd",
     "client_cli.player_cmd",
     "client_cli.history_cmd",
+    "client_cli.verify_cmd",
 ]
 """Modules that register a subcommand, in help order."""
 

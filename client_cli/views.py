@@ -128,6 +128,11 @@ class RoomView(_View):
     code: str
     rules: RulesView = Field(default_factory=RulesView)
     deal_number: int | None = None
+    deal_commitment: str | None = None
+    """SHA-256 hex of the deal, published at creation (docs/protocol.md, "Verifying a deal")."""
+    redeal_key: str | None = None
+    """Hex; revealed once the race is over (else ``None``), as ``deal_salt``."""
+    deal_salt: str | None = None
     state: str = "waiting"
     capacity: int = 8
     time_limit_ms: int | None = None

@@ -31,10 +31,11 @@ from server.store.base import LiveStore
 from . import errors as err
 from . import present, visibility
 from .cache import RaceCache
+from .racer_log import RacerLog
 from .rooms import SPECTATOR, Rooms
 from .state import RacerRecord, RoomRecord
 from .timers import RaceConfig
-from .views import GameView, RacerLog, RaceView, Replay, ReplayMove, RoomView, Standings
+from .views import GameView, RaceView, Replay, ReplayMove, RoomView, Standings
 
 __all__ = ["Archived", "ArchivedRace", "ArchivedRaces", "FinishedRace", "rated"]
 
@@ -304,13 +305,17 @@ def blanked(room: RoomRecord) -> RoomRecord:
 
 def race_view(rooms: Rooms, cache: RaceCache, room: RoomRecord,
               racers: dict[str, RacerRecord], *, archived: bool) -> RaceView:
-    """A finished race's view: rules, deal, redeal key, times, standings, racers."""
+    """A finished race's view: rules, deal, redeal key, the deal commitment and
+    its salt, times, standings, racers (the salt as the fair-play table says:
+    revealed, the race being over)."""
     views = rooms.racer_views(room, racers)
     assert room.start_at_ms is not None
+    revealed = visibility.access(room, "deal salt", SPECTATOR) == "yes"
     return RaceView(
         id=room.id, room_id=room.id, room_code=room.code,
         rules=present.rules_view(cache.ruleset(room)), deal_number=room.deal_number,
-        redeal_key=room.redeal_key, started_at_ms=room.start_at_ms,
+        redeal_key=room.redeal_key, deal_salt=room.deal_salt if revealed else None,
+        deal_commitment=room.deal_commitment, started_at_ms=room.start_at_ms,
         ended_at_ms=room.ended_ms or room.start_at_ms, time_limit_ms=room.time_limit_ms,
         par=room.par, live=not archived, standings=present.standings(room, views),
         racers=views)

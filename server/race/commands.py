@@ -7,7 +7,7 @@ compare-and-set (docs/architecture.md, "Command → decide → apply"). Commands
 are values, never changed once made (not frozen: a frozen dataclass's
 ``__init__`` is ~4× slower, and every move makes one): everything a decision
 needs beyond the stored records and the clock is in them — ids, codes, token
-digests, deal numbers and redeal keys are drawn by the caller *before* the
+digests, deal numbers, redeal keys and deal salts are drawn by the caller *before* the
 command is made, so the decision stays a pure function (no I/O, no clock, no
 randomness).
 
@@ -70,8 +70,8 @@ __all__ = [
 @dataclass(slots=True)
 class Create:
     """A new room in state ``waiting`` (``POST /rooms``): ``options`` as asked,
-    with the id, short code (claimed), host token digest, deal number and
-    redeal key already drawn."""
+    with the id, short code (claimed), host token digest, deal number,
+    redeal key and the salt of its deal commitment (16 bytes) already drawn."""
 
     options: RoomOptions
     room_id: str
@@ -79,6 +79,7 @@ class Create:
     host_digest: str
     deal_number: int
     redeal_key: bytes
+    deal_salt: bytes
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ Pure, as every decision (:mod:`server.race.decide`).
 from __future__ import annotations
 
 from server.rules import RulesError, RuleSet, new_game
+from server.rules.commitment import deal_commitment
 from server.rules.daily import daily_deal, utc_date
 
 from . import errors as err
@@ -98,7 +99,8 @@ def deal_of(options: RoomOptions, rules: RuleSet, now: int, random_number: int) 
 
 
 def decide_create(loaded: Loaded, cmd: Create, config: RaceConfig) -> Outcome[RoomRecord]:
-    """A new room in state ``waiting`` (listed in the lobby when public).
+    """A new room in state ``waiting`` (listed in the lobby when public), its
+    deal commitment published (:mod:`server.rules.commitment`).
 
     :raises RequestInvalid: unknown variant, bad overrides or ranges.
     """
@@ -107,7 +109,10 @@ def decide_create(loaded: Loaded, cmd: Create, config: RaceConfig) -> Outcome[Ro
     room_id = cmd.room_id
     room = RoomRecord(
         id=room_id, code=cmd.code, rules=rules.to_json(), deal_number=cmd.deal_number,
-        redeal_key=cmd.redeal_key.hex(), ranked=options.ranked and not options.hints,
+        redeal_key=cmd.redeal_key.hex(), deal_salt=cmd.deal_salt.hex(),
+        deal_commitment=deal_commitment(rules.id, cmd.deal_number, cmd.redeal_key,
+                                        cmd.deal_salt),
+        ranked=options.ranked and not options.hints,
         hints=options.hints, winnable_only=options.winnable_only,
         par=rules.cards if options.winnable_only else None,
         capacity=options.capacity, quick=options.quick,

@@ -1,4 +1,4 @@
-"""Room ids and codes, racer ids, secret tokens and display names.
+"""Room ids and codes, racer ids, secret tokens, deal salts and display names.
 
 Tokens are ``secrets.token_urlsafe(24)`` (192 bits); the store keeps only
 their SHA-256 (:func:`token_digest`) and :func:`token_matches` compares in
@@ -16,6 +16,7 @@ import secrets
 import unicodedata
 from typing import Final
 
+from server.rules.commitment import SALT_BYTES
 from server.runtime.ignorable import default_ignorable
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "check_name",
     "is_code",
     "new_code",
+    "new_deal_salt",
     "new_racer_id",
     "new_room_id",
     "new_token",
@@ -132,3 +134,9 @@ def same_name(a: str, b: str) -> bool:
 def random_deal_number() -> int:
     """A random deal number in 1 … 999,999,999."""
     return secrets.randbelow(999_999_999) + 1
+
+
+def new_deal_salt() -> bytes:
+    """The salt of a new room's deal commitment: :data:`~server.rules.commitment.SALT_BYTES`
+    (16) random bytes (docs/protocol.md, "Verifying a deal")."""
+    return secrets.token_bytes(SALT_BYTES)

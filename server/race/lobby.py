@@ -4,8 +4,8 @@
 Each action is a command (:mod:`server.race.commands`) applied by the one
 decide-and-apply loop (:mod:`server.race.apply`); its decision, with its
 checks in order, is in :mod:`server.race.decide_room`. This module draws what
-a decision must be given (ids, the short code, the host token, the deal) and
-turns the outcome into the answer's view.
+a decision must be given (ids, the short code, the host token, the deal and
+its commitment's salt) and turns the outcome into the answer's view.
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ from .apply import Applier
 from .assist import Assist, draw_winnable_deal
 from .commands import Close, Create, Start
 from .decide_create import check_create, deal_of
-from .ids import new_code, new_room_id, new_token, random_deal_number, token_digest
+from .ids import (
+    new_code,
+    new_deal_salt,
+    new_room_id,
+    new_token,
+    random_deal_number,
+    token_digest,
+)
 from .options import RoomOptions
 from .rooms import Rooms
 from .state import RoomRecord
@@ -58,7 +65,7 @@ class Lobby:
         while not await self.store.rooms.claim_code(code, room_id):
             code = new_code()
         done = await self.applier.apply(Create(options, room_id, code, token_digest(host_token),
-                                               deal_number, redeal_key))
+                                               deal_number, redeal_key, new_deal_salt()))
         return await self.rooms.room_view(done.reply, done.now, {}, HOST), host_token
 
     async def get_room(self, ref: str, token: str | None = None) -> RoomView:

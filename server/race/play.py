@@ -22,9 +22,10 @@ from .cache import RaceCache
 from .commands import PlayMove
 from .decide import result_of
 from .outcome import FirstAnswer
+from .racer_log import RacerLog
 from .rooms import Rooms
 from .state import RacerRecord, RoomRecord
-from .views import Ack, GameView, RacerLog, Replay, ReplayMove, Standings
+from .views import Ack, GameView, Replay, ReplayMove, Standings
 
 __all__ = ["LogsFor", "Play"]
 

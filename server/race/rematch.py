@@ -8,7 +8,8 @@ its racers': ``auth/invalid_token``) → **state** (the race is over, or was
 closed after its start: ``room/not_over``) → **save** → **publish**.
 
 - The first offer makes the next room: the room's rules and options, a new
-  random deal and redeal key (a winnable one in ``winnable_only`` rooms),
+  random deal and redeal key (a winnable one in ``winnable_only`` rooms) and
+  their commitment (a new salt: docs/protocol.md, "Verifying a deal"),
   the offerer seated in it and its host (their host token is derived from
   their racer token, :func:`host_token_for`, so a repeated offer answers
   alike). Then the old room's record gets the link ``rematch: {room, code}``
@@ -46,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.errors import ArchiveUnavailable
+from server.rules.commitment import deal_commitment
 from server.store.base import LiveStore
 
 from . import errors as err
@@ -56,7 +58,7 @@ from .cache import RaceCache
 from .commands import LinkNext, OpenRoom, Rematch, RematchSeat
 from .decide_room import is_over
 from .events import CountdownEvent, CreatedEvent, JoinedEvent
-from .ids import new_code, new_room_id, random_deal_number, token_digest
+from .ids import new_code, new_deal_salt, new_room_id, random_deal_number, token_digest
 from .rooms import Rooms
 from .state import RoomRecord, RosterEntry, SeriesState
 from .timers import RaceConfig, race_ttl_ms
@@ -205,18 +207,22 @@ class Rematches:
 
     async def _fresh(self, old: RoomRecord, now: int, room_id: str, roster: list[RosterEntry],
                      **fields: object) -> RoomRecord:
-        """A new room record after ``old``: its rules and options, a new random deal
-        and redeal key, ``roster``, the back link, and ``fields``; its code claimed."""
+        """A new room record after ``old``: its rules and options, a new random deal,
+        redeal key and deal commitment (a new salt), ``roster``, the back link,
+        and ``fields``; its code claimed."""
         rules = self.cache.ruleset(old)
         deal_number, key = random_deal_number(), secrets.token_bytes(32)
         if old.winnable_only:
             deal_number, key = await draw_winnable_deal(self.assist.solver, rules, None)
+        salt = new_deal_salt()
         code = new_code()
         while not await self.store.rooms.claim_code(code, room_id):
             code = new_code()
         return RoomRecord.model_validate({
             **old.model_dump(mode="json"),
             "id": room_id, "code": code, "deal_number": deal_number, "redeal_key": key.hex(),
+            "deal_salt": salt.hex(),
+            "deal_commitment": deal_commitment(rules.id, deal_number, key, salt),
             "ranked": True, "state": "waiting", "created_ms": now, "start_at_ms": None,
             "ended_ms": None, "roster": [e.model_dump(mode="json") for e in roster],
             "joins": len(roster), "par": rules.cards if old.winnable_only else None,

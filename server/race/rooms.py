@@ -89,7 +89,8 @@ class Rooms:
                         racers: dict[str, RacerRecord] | None = None,
                         seen: Seen = SPECTATOR, *, seq: int | None = None) -> RoomView:
         """The room's view at service time ``now`` (ms) as ``seen`` may see it
-        (the deal number: :mod:`server.race.visibility`); racers are read unless
+        (the deal number, the redeal key and the deal salt:
+        :mod:`server.race.visibility`; the deal commitment always); racers are read unless
         given (a waiting room's racers have no moves: none are read); ``seq``:
         the last event number when known (archived races), else read."""
         if racers is None:
@@ -101,6 +102,11 @@ class Rooms:
             id=room.id, code=room.code, rules=present.rules_view(self.cache.ruleset(room)),
             deal_number=room.deal_number
             if visibility.access(room, "deal number", seen) == "yes" else None,
+            deal_commitment=room.deal_commitment,
+            redeal_key=room.redeal_key
+            if visibility.access(room, "redeal key", seen) == "yes" else None,
+            deal_salt=room.deal_salt
+            if visibility.access(room, "deal salt", seen) == "yes" else None,
             state=room.state, capacity=room.capacity,
             time_limit_ms=room.time_limit_ms, visibility=room.visibility,
             countdown_ms=room.countdown_ms, starts_in_ms=starts_in,

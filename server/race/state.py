@@ -68,6 +68,13 @@ class RoomRecord(_Record):
     rules: dict[str, object]
     deal_number: int
     redeal_key: str
+    deal_salt: str | None = None
+    """Hex of the salt of the deal commitment (16 random bytes), revealed after
+    the race (docs/protocol.md, "Verifying a deal"); ``None``: a room stored
+    before issue 32."""
+    deal_commitment: str | None = None
+    """SHA-256 (hex) of the deal's canonical text (:mod:`server.rules.commitment`),
+    fixed at creation and published from then on; ``None``: as ``deal_salt``."""
     ranked: bool = True
     state: RoomState = "waiting"
     capacity: int

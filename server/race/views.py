@@ -7,14 +7,10 @@ generated from them; WebSocket events embed them. Times are milliseconds:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
-
-from server.rules import RuleSet
 
 from .quick_state import QuickInfo
 
@@ -24,7 +20,6 @@ __all__ = [
     "HintView",
     "PositionView",
     "RaceView",
-    "RacerLog",
     "RacerStatus",
     "RacerView",
     "Replay",
@@ -117,6 +112,16 @@ class RoomView(_View):
     deal_number: int | None = Field(
         description="null before the start but for the host (and in daily and ghost rooms, "
         "whose deal is public anyway); the first layout is dealt at the start")
+    deal_commitment: str | None = Field(
+        None, pattern="^[0-9a-f]{64}$",
+        description="SHA-256 (lower-case hex) of the deal's canonical text, published "
+        "at creation (docs/protocol.md, \"Verifying a deal\"); null: a room made before it")
+    redeal_key: str | None = Field(
+        None, description="hex; null until the race is over (or the room closed)")
+    deal_salt: str | None = Field(
+        None, pattern="^[0-9a-f]{32}$",
+        description="hex of the commitment's 16 random bytes; null until the race is "
+        "over (or the room closed), and in rooms made before commitments")
     state: RoomState
     capacity: int
     time_limit_ms: int
@@ -239,6 +244,12 @@ class RaceView(_View):
     rules: RulesView
     deal_number: int
     redeal_key: str = Field(description="hex; the race is over")
+    deal_salt: str | None = Field(None, pattern="^[0-9a-f]{32}$",
+                                  description="hex of the deal commitment's salt "
+                                  "(null: a race from before deal commitments)")
+    deal_commitment: str | None = Field(
+        None, pattern="^[0-9a-f]{64}$", description="what the room published at creation "
+        "(docs/protocol.md, \"Verifying a deal\"); null: as deal_salt")
     started_at_ms: int = Field(description="Unix ms of the start (service clock)")
     ended_at_ms: int = Field(description="Unix ms of the end")
     time_limit_ms: int
@@ -324,20 +335,3 @@ class SeriesView(_View):
     rooms: list[SeriesRace] = Field(description="each race's room, in order")
     table: list[SeriesRow] = Field(description="best first (docs/protocol.md, \"Series\")")
 
-
-@dataclass(frozen=True, slots=True)
-class RacerLog:
-    """A racer's game for analysis (head to head, ghosts): the deal, the redeal key
-    and the log of ``(move text, race-clock ms)``. Not a wire view: the redeal key
-    stays on the server (``RaceAuthority.racer_log``)."""
-
-    room_id: str
-    rules: RuleSet
-    deal_number: int
-    redeal_key: bytes
-    moves: Sequence[tuple[str, int]]
-    name: str
-    join_order: int
-    status: str
-    finished_ms: int
-    """When the result became final; a running game: the race clock now (ms)."""

@@ -20,10 +20,13 @@ could otherwise take a second seat, resign it at once and watch the leader
 live from it while racing with the first); the ``host`` (the host token); a
 ``spectator`` (no token). A token that is nobody's in the room is
 refused (``auth/invalid_token``). The race authority asks :func:`access`
-on every path that shows a board, a move log or the deal number (REST,
-WebSocket welcome and snapshot, replays, comparisons, ghosts); nothing else
-decides it. Progress (foundation cards, moves, redeals used, status, reach
-time: room views, standings, room events) is public.
+on every path that shows a board, a move log, the deal number, the redeal
+key or the deal commitment's salt (REST, WebSocket welcome and snapshot,
+replays, comparisons, ghosts, finished races); nothing else decides it. The
+commitment itself (a hash) is public from the room's creation: the salt,
+hidden until the race is over, keeps it from naming the deal. Progress
+(foundation cards, moves, redeals used, status, reach time: room views,
+standings, room events) is public.
 
 Rooms whose deal is public anyway (daily rooms: ``GET /daily`` gives the
 number; ghost rooms: the recorded game's replay holds it) show their deal
@@ -56,7 +59,7 @@ __all__ = [
 
 Viewer = Literal["racer", "rival", "finished", "host", "spectator"]
 Phase = Literal["before the start", "during the race", "after the race"]
-What = Literal["progress", "deal number", "board", "move log", "redeal key"]
+What = Literal["progress", "deal number", "board", "move log", "redeal key", "deal salt"]
 Answer = Literal["yes", "no", "delayed"]
 
 VIEWERS: Final[tuple[Viewer, ...]] = ("racer", "rival", "finished", "host", "spectator")
@@ -88,6 +91,11 @@ TABLE: Final[dict[tuple[What, Viewer], tuple[Answer, Answer, Answer]]] = {
     ("redeal key", "finished"): ("no", "no", "yes"),
     ("redeal key", "host"): ("no", "no", "yes"),
     ("redeal key", "spectator"): ("no", "no", "yes"),
+    ("deal salt", "racer"): ("no", "no", "yes"),
+    ("deal salt", "rival"): ("no", "no", "yes"),
+    ("deal salt", "finished"): ("no", "no", "yes"),
+    ("deal salt", "host"): ("no", "no", "yes"),
+    ("deal salt", "spectator"): ("no", "no", "yes"),
 }
 """``(what, viewer) → (before the start, during the race, after the race)``."""
 

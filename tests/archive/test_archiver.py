@@ -15,7 +15,10 @@ import pytest
 from server.archive import ArchiveDb, Archiver, database_url
 from server.race import errors as err
 from server.race.authority import RaceAuthority, RoomOptions
+from server.rules.commitment import deal_commitment
 from tests.race.helpers import ClockStore
+
+from .contract import race_doc
 
 
 @pytest.fixture
@@ -215,3 +218,32 @@ async def test_which_races_count_for_players(store: ClockStore, options: dict[st
     (doc,) = await race.claim_finished(10, 60_000)
     assert doc["rated"] is rated
     assert doc["room"]["ranked"] is not options.get("hints", False)
+
+
+async def test_an_archived_race_reveals_its_deal_salt_and_commitment(
+        store: ClockStore, db: ArchiveDb) -> None:
+    """The archive keeps the room record with the salt (issue 32): once the live
+    room is gone, the room view and ``GET /races/{race}`` still reveal it, and it
+    hashes to the commitment the room published; a race archived before
+    commitments (no salt in its room record) reads with nulls."""
+    race = RaceAuthority(store, archive=db)
+    room_id, code, _ = await _finished(race)
+    published = (await race.get_room(room_id)).deal_commitment
+    assert await Archiver(race, db).run_once() == 1
+    doc = await db.find_race(room_id)  # the document the archive keeps
+    assert doc is not None and doc.room["deal_commitment"] == published
+    assert doc.room["deal_salt"]
+    store.advance(race.config.ended_ttl_ms + 1000)
+    assert await store.rooms.get_room(room_id) is None  # only the archive holds it
+    view = await race.get_room(code)
+    archived = await race.race(code)
+    assert archived.live is False
+    assert view.deal_salt == archived.deal_salt == doc.room["deal_salt"]
+    assert view.redeal_key == archived.redeal_key and view.deal_commitment == published
+    assert deal_commitment(view.rules.variant, archived.deal_number, archived.redeal_key,
+                           archived.deal_salt or "") == published == archived.deal_commitment
+    older = race_doc(code="OLD123")  # a room record of before: no salt, no commitment
+    assert "deal_salt" not in older["room"] and await db.write(older)
+    old = await race.race("OLD123")
+    assert (old.deal_salt, old.deal_commitment) == (None, None)
+    assert (await race.get_room("OLD123")).deal_commitment is None

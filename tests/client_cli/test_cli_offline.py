@@ -20,7 +20,8 @@ from server.rules import DEFAULT_VARIANT, VARIANTS
 from tests.conftest import REPO
 
 SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot", "deal", "solve",
-               "compare", "leaderboard", "daily", "ghost", "me", "history", "h2h", "forget-me"]
+               "compare", "leaderboard", "daily", "ghost", "me", "history", "h2h", "forget-me",
+               "verify"]
 
 
 @pytest.mark.parametrize("name", SUBCOMMANDS)

@@ -43,6 +43,7 @@ from server.race.outcome import (
 from server.race.quick_state import FILL_GRACE_MS
 from server.race.state import RacerRecord, RoomRecord, SeriesState
 from server.race.timers import race_ttl_ms
+from server.rules.commitment import deal_commitment
 
 from .decide_tables import (
     ADA,
@@ -71,10 +72,11 @@ from .decide_tables import (
 NEW_ID = "new-room-01"
 NEW_CODE = "NEWCDE"
 REDEAL_KEY = bytes(range(16))
+SALT = bytes(range(100, 116))
 
 
 def create(options: RoomOptions) -> Create:
-    return Create(options, NEW_ID, NEW_CODE, token_digest(HOST), 42, REDEAL_KEY)
+    return Create(options, NEW_ID, NEW_CODE, token_digest(HOST), 42, REDEAL_KEY, SALT)
 
 
 def final(racer_id: str, status: str = "resigned", cards: int = 0) -> RacerRecord:
@@ -128,6 +130,8 @@ def test_create_writes_a_waiting_public_room_listed_in_the_lobby() -> None:
     assert (new.id, new.code, new.state) == (NEW_ID, NEW_CODE, "waiting")
     assert new.host_digest == token_digest(HOST)
     assert (new.deal_number, new.redeal_key) == (42, REDEAL_KEY.hex())
+    assert new.deal_salt == SALT.hex()  # drawn by the caller, carried on the command
+    assert new.deal_commitment == deal_commitment("belle-lucie", 42, REDEAL_KEY, SALT)
     assert new.created_ms == CREATED and new.start_at_ms is None and new.roster == []
     assert (new.capacity, new.time_limit_ms, new.countdown_ms) == (8, 900_000, 3_000)
     assert (new.spectator_delay_ms, new.ranked, new.par, new.series) == (60_000, True, None, None)
