@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -37,6 +38,7 @@ from server.api.admission import Admission
 from server.api.errors import exception_handlers
 from server.api.h2h_routes import h2h_routes
 from server.api.hub import Hub
+from server.api.moderation_routes import moderation_routes
 from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
 from server.api.player_routes import player_routes
@@ -46,11 +48,13 @@ from server.api.rest import PREFIX, routes
 from server.api.solver_routes import solver_routes
 from server.api.ws_endpoint import room_socket
 from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
+from server.fairplay.assessor import Assessor
+from server.fairplay.moderation import Moderation
 from server.race.authority import RaceAuthority, RaceConfig
 from server.race.ghost_room import GhostRooms
 from server.race.sweep import run_sweeps
 from server.records.ghost import plan_ghost
-from server.records.leaderboard import race_over_hook
+from server.records.leaderboard import forget_player_results, race_over_hook
 from server.records.leaderboard_memory import MemoryLeaderboardStore
 from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.records.leaderboard_store import LeaderboardStore
@@ -151,7 +155,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
                             busy_share=settings.archive_busy_share)
         app.state.archive, app.state.archiver = archive, archiver
         app.state.players = archive  # server.records.players.PlayerArchive
+        app.state.moderation = Moderation(
+            archive, functools.partial(forget_player_results, boards),
+            min_races=settings.fairplay_min_races)
+        assessor = Assessor(archive, pool, activity=metrics.moves_accepted)
+        app.state.assessor = assessor
         archiving = asyncio.create_task(archiver.run())
+        assessing = asyncio.create_task(assessor.run())
         ticker = asyncio.create_task(run_sweeps(authority.tick, settings.tick_ms / 1000))
         collector = asyncio.create_task(
             run_gc_policy(settings.gc_freeze_s, settings.gc_full_s, settings.gc_gen0))
@@ -162,7 +172,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             ticker.cancel()
             collector.cancel()
             archiving.cancel()
-            await asyncio.gather(ticker, collector, archiving, return_exceptions=True)
+            assessing.cancel()
+            await asyncio.gather(ticker, collector, archiving, assessing,
+                                 return_exceptions=True)
             await archiver.drain()  # the memory store forgets what is left pending
             await archive.close()
             await ghosts.aclose()
@@ -186,6 +198,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *player_routes(),
         *rematch_routes(),
         *quick_routes(),
+        *moderation_routes(),
         WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
     ]
     # the metrics' route label: the path template of each API route; the

@@ -18,6 +18,7 @@ from server.rules import VARIANTS
 
 from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
+from .moderation_routes import MODERATION_ENDPOINTS
 from .player_routes import PLAYER_ENDPOINTS
 from .quick_routes import QUICK_ENDPOINTS
 from .rematch_routes import REMATCH_ENDPOINTS
@@ -53,7 +54,7 @@ _PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 """Path and query parameters: description and schema (as the handlers check them)."""
 _ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS, *REMATCH_ENDPOINTS, *PLAYER_ENDPOINTS,
-        *QUICK_ENDPOINTS)
+        *QUICK_ENDPOINTS, *MODERATION_ENDPOINTS)
 _BODY_CODES = ("request/invalid", "request/too_large", "request/unsupported_media_type")
 _STORE_CODES = {"none": (), "read": ("store/unavailable",),
                 "write": ("store/unavailable", "store/busy")}

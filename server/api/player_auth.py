@@ -11,10 +11,10 @@ from typing import Any, cast
 
 from starlette.requests import Request
 
-from server.errors import PlayerInvalidKey, RequestInvalid
-from server.records.players import PlayerArchive, key_digest
+from server.errors import PlayerInvalidKey, PlayerNotFound, RequestInvalid
+from server.records.players import PlayerArchive, fold_name, key_digest
 
-__all__ = ["as_player", "players", "racer_name"]
+__all__ = ["as_player", "players", "racer_name", "resolve_player"]
 
 
 def players(request: Request) -> PlayerArchive:
@@ -53,3 +53,17 @@ async def racer_name(request: Request, key: str | None,
         raise RequestInvalid("name: a name is needed (or race as a player: "
                              "Authorization: Bearer <player key>)", {"field": "name"})
     return name, None
+
+
+async def resolve_player(request: Request, ref: str) -> dict[str, Any]:
+    """The player a path parameter names: an id, else a name (compared after
+    NFKC and case folding) → ``{"id", "name", "created_at_ms"}``.
+
+    :raises PlayerNotFound, ArchiveUnavailable:
+    """
+    found = None
+    if 0 < len(ref) <= 64:
+        found = await players(request).find_player(ref, fold_name(ref))
+    if found is None:
+        raise PlayerNotFound(f"no player {ref[:64]!r}", {"player": ref[:64]})
+    return found

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.race.views import RacerStatus
 
-__all__ = ["CreatePlayer", "PlayerCreated", "PlayerProfile", "PlayerRace", "PlayerRacesPage",
+__all__ = ["CreatePlayer", "FairPlayNotice", "PlayerCreated", "PlayerProfile", "PlayerRace",
+           "PlayerRacesPage",
            "PlayerView", "RatingBoard", "RatingBoardEntry", "RatingHistory", "RatingPoint",
            "RatingView", "SharedRace", "VariantFigures", "VersusView"]
 
@@ -64,12 +67,25 @@ class VariantFigures(_View):
     last_race_at_ms: int | None
 
 
+class FairPlayNotice(_View):
+    """On a player's own profile (their key) after an `assisted` verdict."""
+
+    verdict: Literal["assisted"]
+    at_ms: int
+    rated: bool = Field(description="false: the player's races are no longer rated")
+    message: str
+    appeal: str = Field(description="where to appeal")
+
+
 class PlayerProfile(_View):
     """``GET /players/{player}``."""
 
     player: PlayerView
     races: int = Field(description="archived races, ranked or not")
     variants: list[VariantFigures]
+    fair_play: FairPlayNotice | None = Field(
+        None, description="only with the player's own key, after a moderator's `assisted` "
+                          "verdict (docs/fair-play.md); null otherwise")
 
 
 class PlayerRace(_View):

@@ -9,26 +9,27 @@ the player key is sent as ``Authorization: Bearer <key>`` and only
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from starlette.requests import Request
 from starlette.routing import Route
 
-from server.errors import AuthMissing, PlayerNotFound, RequestInvalid
+from server.errors import AuthMissing, RequestInvalid
 from server.race.authority import RaceAuthority
 from server.records.leaderboard import MAX_LIMIT
 from server.records.players import (
     check_player_name,
-    fold_name,
     key_digest,
     new_player_id,
     new_player_key,
 )
 from server.rules import RulesError, get_variant
+from server.runtime.settings import Settings
 
-from .player_auth import players
+from .player_auth import as_player, players, resolve_player
 from .player_models import (
     CreatePlayer,
+    FairPlayNotice,
     PlayerCreated,
     PlayerProfile,
     PlayerRacesPage,
@@ -59,19 +60,6 @@ def _page(request: Request) -> tuple[int, str | None]:
     return int(text), cursor
 
 
-async def _resolve(request: Request, ref: str) -> dict[str, Any]:
-    """The player named by a path parameter: an id, else a name.
-
-    :raises PlayerNotFound, ArchiveUnavailable:
-    """
-    found = None
-    if 0 < len(ref) <= 64:
-        found = await players(request).find_player(ref, fold_name(ref))
-    if found is None:
-        raise PlayerNotFound(f"no player {ref[:64]!r}", {"player": ref[:64]})
-    return found
-
-
 # -- handlers ----------------------------------------------------------------------
 
 
@@ -89,7 +77,7 @@ async def delete_player(request: Request, _: None) -> None:
     key = bearer_token(request.headers)
     if not key:
         raise AuthMissing("forgetting a player needs its key: Authorization: Bearer <key>")
-    found = await _resolve(request, request.path_params["player"])
+    found = await resolve_player(request, request.path_params["player"])
     renamed = await players(request).delete_player(found["id"], key_digest(key))
     authority = cast(RaceAuthority, request.app.state.authority)
     for room_id, racer_id, name in renamed:  # their live rooms, while they last
@@ -97,21 +85,34 @@ async def delete_player(request: Request, _: None) -> None:
 
 
 async def profile(request: Request, _: None) -> PlayerProfile:
-    found = await _resolve(request, request.path_params["player"])
-    return PlayerProfile.model_validate(await players(request).profile(found["id"]))
+    found = await resolve_player(request, request.path_params["player"])
+    answer = PlayerProfile.model_validate(await players(request).profile(found["id"]))
+    key = bearer_token(request.headers)
+    if key and (await as_player(request, key) or {}).get("id") == found["id"]:
+        # the player themself: an `assisted` verdict is said here, to them only
+        standing = await players(request).fair_play_of(found["id"]) or {}
+        if standing.get("fair_play") == "assisted":
+            settings = cast(Settings, request.app.state.settings)
+            answer.fair_play = FairPlayNotice(
+                verdict="assisted", at_ms=int(standing["fair_play_at_ms"]), rated=False,
+                message="A moderator found that your recent rated races were played with "
+                        "computer assistance. Those races no longer count for ratings or "
+                        "leaderboards, and your races are unrated from now on.",
+                appeal=settings.fair_play_contact or "the operator of this server")
+    return answer
 
 
 async def player_races(request: Request, _: None) -> PlayerRacesPage:
     limit, cursor = _page(request)
-    found = await _resolve(request, request.path_params["player"])
+    found = await resolve_player(request, request.path_params["player"])
     return PlayerRacesPage.model_validate(
         await players(request).player_races(found["id"], limit, cursor))
 
 
 async def versus(request: Request, _: None) -> VersusView:
     limit, cursor = _page(request)
-    a = await _resolve(request, request.path_params["player"])
-    b = await _resolve(request, request.path_params["other"])
+    a = await resolve_player(request, request.path_params["player"])
+    b = await resolve_player(request, request.path_params["other"])
     if a["id"] == b["id"]:
         raise RequestInvalid("head to head needs two players: name another player",
                              {"field": "other"})
@@ -121,7 +122,7 @@ async def versus(request: Request, _: None) -> VersusView:
 
 async def ratings(request: Request, _: None) -> RatingHistory:
     variant = _variant(request.path_params["variant"])
-    found = await _resolve(request, request.path_params["player"])
+    found = await resolve_player(request, request.path_params["player"])
     return RatingHistory.model_validate(
         await players(request).rating_history(found["id"], variant))
 
@@ -141,8 +142,8 @@ PLAYER_ENDPOINTS: tuple[Endpoint, ...] = (
                      "rate/limited"), budget="create", operation_id="createPlayer",
              store="none"),
     Endpoint("GET", "/players/{player}", "A player's profile: ratings and figures per variant",
-             profile, None, PlayerProfile, errors=_READ, operation_id="getPlayer",
-             store="none"),
+             profile, None, PlayerProfile, auth="optional player",
+             errors=(*_READ, "player/invalid_key"), operation_id="getPlayer", store="none"),
     Endpoint("DELETE", "/players/{player}",
              "Forget a player (their key): the name is freed, archived races anonymised",
              delete_player, None, None, 204, auth="player",

@@ -17,6 +17,9 @@ created and upgraded by :mod:`server.archive.migrate`.
   own (``create_player``, ``profile``, ``versus``, …); each archived race
   updates its players' figures and ratings in the transaction that stores it
   (:mod:`server.archive.ratings`).
+- Fair play: the assessment queue, assessments, moderators' verdicts and
+  the rating refund (:class:`~server.archive.fairplay_db.FairPlayQueries`,
+  docs/fair-play.md), handed out the same way.
 
 A database that does not answer (refused, timed out, gone mid-query, not
 migrated yet) raises :class:`~server.errors.ArchiveUnavailable`, never a
@@ -42,6 +45,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from server.errors import ArchiveUnavailable
 
 from . import migrate
+from .fairplay_db import FairPlayQueries
 from .players import PlayerQueries
 from .ratings import rating_of
 from .schema import archived_racers, races
@@ -146,6 +150,16 @@ class ArchiveDb:
         self.versus = queries.versus
         self.rating_history = queries.rating_history
         self.rating_board = queries.rating_board
+        fair = FairPlayQueries(self.engine, self._migrated, unavailable)
+        self.claim_assessments = fair.claim_assessments
+        self.store_assessments = fair.store_assessments
+        self.drop_assessment = fair.drop_assessment
+        self.pending_assessments = fair.pending_assessments
+        self.assessed_players = fair.assessed_players
+        self.player_assessments = fair.player_assessments
+        self.record_verdict = fair.record_verdict
+        self.verdicts = fair.verdicts
+        self.fair_play_of = fair.fair_play_of
 
     async def player_rating(self, player_id: str, variant: str) -> float | None:
         """The player's rating in ``variant`` (quick races' bands): ``ratings.rating_of``."""

@@ -324,9 +324,8 @@ class PlayerQueries:
             for x in rows]}
 
     async def rating_board(self, variant: str, limit: int) -> dict[str, Any]:
-        """The best ``limit`` ratings of ``variant`` (``RatingBoard``): players
-        with at least one rated race, highest rating (mu − 3 sigma) first,
-        provisional ones flagged. :raises ArchiveUnavailable:"""
+        """The best ``limit`` ratings of ``variant`` (``RatingBoard``), mu − 3 sigma first,
+        provisional flagged; not found ``assisted`` (fair-play.md). :raises ArchiveUnavailable:"""
         await self._ready()
         v = player_variants.c
         with self._guard():
@@ -335,7 +334,8 @@ class PlayerQueries:
                     select(v.player_id, players.c.name, v.mu, v.sigma, v.rated_races,
                            v.races, v.wins)
                     .join(players, players.c.player_id == v.player_id)
-                    .where(and_(v.variant == variant, v.rated_races > 0))
+                    .where(and_(v.variant == variant, v.rated_races > 0,
+                                func.coalesce(players.c.fair_play, "") != "assisted"))
                     .order_by(v.rating.desc(), v.player_id).limit(limit))).mappings().all()
         return {"variant": variant, "entries": [{
             "rank": i, "player": {"id": x["player_id"], "name": x["name"]},

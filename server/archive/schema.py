@@ -46,6 +46,24 @@ Players (migration ``0002``; docs/players.md):
   ``last_race_ms``), all updated in the transaction that archives a race.
 - ``rating_history`` — ``(player_id, variant, race_id)`` keyed: the rating
   after each rated race (``mu``, ``sigma``, ``at_ms``: the race's end).
+
+Fair play (migration ``0003``; docs/fair-play.md):
+
+- ``archived_racers.focus_losses`` — times the racer's page lost focus.
+- ``players.fair_play`` / ``fair_play_at_ms`` — the player's standing after
+  a moderator's last verdict (null: none; ``assisted``: races unrated from
+  then on; ``cleared``) and when.
+- ``assessment_queue`` — rated races with players waiting to be assessed:
+  ``race_id`` (key), ``claimed_until_ms`` (a lease, 0: free), ``tries``.
+- ``assessments`` — ``(race_id, racer_id)`` keyed, one per assessed player's
+  racer: ``player_id``, ``variant``, ``ended_at_ms``, ``archived_at_ms``
+  (the race's, for the order ratings count in), ``signals`` (JSON:
+  ``server.fairplay.signals.RaceSignals.to_json``), the race's ``verdict``,
+  ``score``, ``reasons`` (JSON list), ``assessed_at_ms``.
+- ``moderation_verdicts`` — every moderator's verdict, kept: ``verdict_id``
+  (serial), ``player_id``, ``verdict`` (``cleared``/``assisted``), ``note``,
+  ``moderator`` (the token's name), ``at_ms``, ``races`` (JSON: the race ids
+  it took out of the ratings), ``score`` (the player's score then).
 """
 
 from __future__ import annotations
@@ -62,10 +80,11 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    Text,
 )
 
-__all__ = ["archived_racers", "metadata", "player_variants", "players", "races",
-           "rating_history"]
+__all__ = ["archived_racers", "assessment_queue", "assessments", "metadata",
+           "moderation_verdicts", "player_variants", "players", "races", "rating_history"]
 
 metadata = MetaData()
 
@@ -110,6 +129,7 @@ archived_racers = Table(
     Column("rank", Integer, nullable=False),
     Column("moves", JSON, nullable=False),
     Column("ended_at_ms", BigInteger, nullable=True),
+    Column("focus_losses", Integer, nullable=False, server_default="0"),
     Index("ix_archived_racers_player_ended", "player_id", "ended_at_ms", "race_id"),
 )
 
@@ -120,6 +140,8 @@ players = Table(
     Column("folded", String(128), nullable=False, unique=True),
     Column("key_digest", String(64), nullable=False, unique=True),
     Column("created_ms", BigInteger, nullable=False),
+    Column("fair_play", String(16), nullable=True),
+    Column("fair_play_at_ms", BigInteger, nullable=True),
 )
 
 player_variants = Table(
@@ -151,4 +173,44 @@ rating_history = Table(
     Column("sigma", Float, nullable=False),
     Column("at_ms", BigInteger, nullable=False),
     Index("ix_rating_history_player", "player_id", "variant", "at_ms"),
+)
+
+assessment_queue = Table(
+    "assessment_queue", metadata,
+    Column("race_id", String(64), ForeignKey("races.race_id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("claimed_until_ms", BigInteger, nullable=False),
+    Column("tries", Integer, nullable=False),
+)
+
+assessments = Table(
+    "assessments", metadata,
+    Column("race_id", String(64), ForeignKey("races.race_id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("racer_id", String(64), primary_key=True),
+    Column("player_id", String(32), ForeignKey("players.player_id", ondelete="CASCADE"),
+           nullable=False),
+    Column("variant", String(32), nullable=False),
+    Column("ended_at_ms", BigInteger, nullable=False),
+    Column("archived_at_ms", BigInteger, nullable=False),
+    Column("signals", JSON, nullable=False),
+    Column("verdict", String(16), nullable=False),
+    Column("score", Float, nullable=False),
+    Column("reasons", JSON, nullable=False),
+    Column("assessed_at_ms", BigInteger, nullable=False),
+    Index("ix_assessments_player", "player_id", "archived_at_ms", "race_id"),
+)
+
+moderation_verdicts = Table(
+    "moderation_verdicts", metadata,
+    Column("verdict_id", Integer, primary_key=True, autoincrement=True),
+    Column("player_id", String(32), ForeignKey("players.player_id", ondelete="CASCADE"),
+           nullable=False),
+    Column("verdict", String(16), nullable=False),
+    Column("note", Text, nullable=False),
+    Column("moderator", String(64), nullable=False),
+    Column("at_ms", BigInteger, nullable=False),
+    Column("races", JSON, nullable=False),
+    Column("score", Float, nullable=True),
+    Index("ix_moderation_verdicts_player", "player_id", "at_ms"),
 )

@@ -8,7 +8,9 @@ writes, in the transaction it opens.
   — forgets the racers of players deleted since the race (stored as a
   forgotten player's racers are, ``PlayerQueries.delete_player``), and
   updates the players' figures and ratings (:func:`server.archive.ratings.
-  apply_race`).
+  apply_race`) — a player a moderator found ``assisted`` races unrated — and
+  queues a rated race with players for its fair-play assessment
+  (``assessment_queue``, docs/fair-play.md).
 
 The statements are built once at import, one per dialect (SQLite,
 PostgreSQL): SQLAlchemy's compiled cache then finds them without building or
@@ -30,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .players import anonymous_name
 from .ratings import apply_race
-from .schema import archived_racers, players, races
+from .schema import archived_racers, assessment_queue, players, races
 
 __all__ = ["race_rows", "store_race"]
 
@@ -40,9 +42,11 @@ _INSERT_RACERS = {"postgresql": postgresql.insert(archived_racers).on_conflict_d
                   "sqlite": sqlite.insert(archived_racers).on_conflict_do_nothing()}
 # FOR SHARE: a forgetting of one of them waits for this write, or this write
 # for it (PlayerQueries.delete_player)
-_KNOWN = (select(players.c.player_id)
+_KNOWN = (select(players.c.player_id, players.c.fair_play)
           .where(players.c.player_id.in_(bindparam("ids", expanding=True)))
           .with_for_update(read=True))
+_QUEUE = {"postgresql": postgresql.insert(assessment_queue).on_conflict_do_nothing(),
+          "sqlite": sqlite.insert(assessment_queue).on_conflict_do_nothing()}
 _RENAME = (update(races).where(races.c.race_id == bindparam("b_race"))
            .values(room=bindparam("b_room"), standings=bindparam("b_standings")))
 
@@ -84,6 +88,7 @@ def race_rows(race: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
             "finished_ms": rec.get("finished_ms"),
             "points": line.get("points", 0), "rank": line.get("rank", 0),
             "moves": rec.get("log", []),
+            "focus_losses": max(0, int(rec.get("focus_losses") or 0)),
         })
     return row, racer_rows
 
@@ -104,15 +109,24 @@ async def store_race(conn: AsyncConnection, row: dict[str, Any],
     if done.rowcount == 0:
         return False
     linked = {r["player_id"] for r in racer_rows} - {None}
+    assisted: set[str] = set()
     if linked:  # a player forgotten since the race raced anonymously
-        known = set((await conn.execute(_KNOWN, {"ids": sorted(linked)})).scalars())
+        found = (await conn.execute(_KNOWN, {"ids": sorted(linked)})).all()
+        known = {f.player_id for f in found}
+        assisted = {f.player_id for f in found if f.fair_play == "assisted"}
         gone = {r["racer_id"] for r in racer_rows
                 if r["player_id"] is not None and r["player_id"] not in known}
         if gone:
             await _forget_racers(conn, row, racer_rows, gone)
     if racer_rows:
         await conn.execute(_INSERT_RACERS[dialect], racer_rows)
-    await apply_race(conn, row, racer_rows, rated=rated)
+    # a player found `assisted` by a moderator races unrated (docs/fair-play.md)
+    rated_rows = [{**r, "player_id": None} if r["player_id"] in assisted else r
+                  for r in racer_rows]
+    await apply_race(conn, row, rated_rows, rated=rated)
+    if rated and any(r["player_id"] is not None for r in rated_rows):
+        await conn.execute(_QUEUE[dialect], {"race_id": row["race_id"],
+                                             "claimed_until_ms": 0, "tries": 0})
     return True
 
 

@@ -178,16 +178,20 @@ class _Oracle:
     """The one-layout solver's best count per position, memoised; a position
     on a known best line takes the line's count without a search."""
 
-    def __init__(self, rules: RuleSet, budget_s: float) -> None:
+    def __init__(self, rules: RuleSet, budget_s: float, total_s: float) -> None:
         self.rules = rules
         self.budget_s = budget_s
+        self.deadline = time.perf_counter() + total_s
         self.known: dict[Position, tuple[int, bool, tuple[Move, ...]]] = {}
 
     def best(self, pos: Position) -> tuple[int, bool, tuple[Move, ...]]:
         got = self.known.get(pos)
         if got is None:
+            # past the race's total budget every search is a short look (its
+            # count a lower bound, so its losses are not counted)
+            left = self.deadline - time.perf_counter()
             res = solve(self.rules, pos, None, mode="one-layout", max_nodes=SOLVE_NODES,
-                        max_seconds=self.budget_s)
+                        max_seconds=min(self.budget_s, max(left, 0.005)))
             got = self.known[pos] = (res.best_foundation, res.exact, res.moves)
         return got
 
@@ -265,7 +269,8 @@ def _timing(log: Sequence[tuple[str, int]]
 
 def race_signals(rules: RuleSet, deal_number: int, redeal_key: bytes,
                  log: Sequence[tuple[str, int]], *, status: str = "stuck",
-                 focus_losses: int = 0, budget_s: float = 0.25) -> RaceSignals:
+                 focus_losses: int = 0, budget_s: float = 0.25,
+                 total_s: float = 20.0) -> RaceSignals:
     """The signals of one racer's race (module docstring).
 
     ``log``: the racer's move log, ``[move text, race-clock ms]`` in order
@@ -273,7 +278,8 @@ def race_signals(rules: RuleSet, deal_number: int, redeal_key: bytes,
     ``status``: the racer's final status (``won``/``stuck`` end the last
     layout; anything else leaves it ``open``); ``focus_losses``: times the
     racer's page lost focus during the race (the web client reports them);
-    ``budget_s``: the most one solver search may take (s).
+    ``budget_s``: the most one solver search may take (s); ``total_s``: the
+    most all of them may take together (s; past it, searches are cut short).
 
     :raises InvalidMoveError, IllegalMoveError: a log the engine refuses (the
         authority never stores one).
@@ -281,7 +287,7 @@ def race_signals(rules: RuleSet, deal_number: int, redeal_key: bytes,
     """
     started = time.process_time()
     line, undos = _line(log)
-    oracle = _Oracle(rules, budget_s)
+    oracle = _Oracle(rules, budget_s, total_s)
     pos = deal(rules, deal_number)
     decisions = agreed = loss = critical = found = 0
     layouts: list[LayoutFacts] = []

@@ -103,9 +103,9 @@ class Judgement:
     races: int = 1
 
     def to_json(self) -> dict[str, object]:
-        """``{"verdict", "score", "reasons", "races"}``."""
+        """``{"verdict", "score", "reasons", "races_read"}``."""
         return {"verdict": self.verdict, "score": round(self.score, 2),
-                "reasons": list(self.reasons), "races": self.races}
+                "reasons": list(self.reasons), "races_read": self.races}
 
 
 def _verdict(score: float) -> Verdict:

@@ -40,6 +40,7 @@ __all__ = [
     "counts_for_boards",
     "daily_board",
     "feed_race",
+    "forget_player_results",
     "leaderboard",
     "race_over_hook",
     "record_result",
@@ -89,6 +90,8 @@ class FinalResult(Protocol):
     def moves(self) -> int: ...
     @property
     def bot(self) -> bool: ...
+    @property
+    def player(self) -> str | None: ...
 
 
 def daily_board(variant: str, day: date) -> str:
@@ -214,7 +217,8 @@ async def feed_race(
     were kept on some board.
 
     Skipped: unranked rooms (ghost and hint rooms), results that are not
-    final, racers who left, the server's computer racers. The daily board is
+    final, racers who left, the server's computer racers, players a
+    moderator found ``assisted`` (:meth:`LeaderboardStore.bar`). The daily board is
     the one of the UTC date the room was created on when its deal is that
     date's daily deal, else of the date the race ended.
 
@@ -227,9 +231,12 @@ async def feed_race(
     if room.deal_number != daily_deal(rules.id, day) and room.ended_ms is not None:
         day = utc_date(room.ended_ms)
     kept = 0
+    barred = await store.barred({r.player for r in racers if r.player})
     for racer in racers:
         if not racer.final or racer.status not in _FED_STATUSES or racer.bot:
             continue
+        if racer.player is not None and racer.player in barred:
+            continue  # an `assisted` verdict (docs/fair-play.md)
         result = LeaderboardResult(
             name=racer.name, variant=rules.id, deal_number=room.deal_number,
             foundation_cards=racer.foundation_cards, reach_time_ms=racer.reach_time_ms,
@@ -253,3 +260,25 @@ def race_over_hook(
             log.warning("leaderboards: results of room %s not recorded (store down)", room.id)
 
     return hook
+
+
+async def forget_player_results(store: LeaderboardStore, player_id: str,
+                                races: Sequence[dict[str, Any]]) -> int:
+    """A moderator's ``assisted`` verdict (docs/fair-play.md): take the player's
+    results of ``races`` (``{"variant", "deal_number", "name", "created_ms",
+    "ended_at_ms"}``) off the boards — their best on each of those deals, and
+    on the daily boards of those days — then bar the player from the boards.
+    Returns how many entries went.
+
+    :raises StoreUnavailable: the leaderboard store cannot be reached.
+    """
+    removed = 0
+    for race in races:
+        name = str(race["name"]).strip()[:MAX_NAME]
+        variant = str(race["variant"])
+        member = json.dumps([name, int(race["deal_number"])])
+        removed += await store.remove(all_time_board(variant), member)
+        for ms in {int(race.get("created_ms") or 0), int(race.get("ended_at_ms") or 0)} - {0}:
+            removed += await store.remove(daily_board(variant, utc_date(ms)), name)
+    await store.bar(player_id)
+    return removed

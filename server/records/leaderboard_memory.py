@@ -15,6 +15,7 @@ class MemoryLeaderboardStore(LeaderboardStore):
     def __init__(self, *, max_entries: int = MAX_ENTRIES) -> None:
         self._boards: dict[str, dict[str, BoardEntry]] = {}
         self._seq = 0
+        self._barred: set[str] = set()
         self.max_entries = max_entries
 
     async def submit(self, board: str, member: str, score: int, entry: dict[str, Any]) -> bool:
@@ -43,6 +44,18 @@ class MemoryLeaderboardStore(LeaderboardStore):
     async def size(self, board: str) -> int:
         """See :meth:`LeaderboardStore.size`."""
         return len(self._boards.get(board, {}))
+
+    async def remove(self, board: str, member: str) -> bool:
+        """See :meth:`LeaderboardStore.remove`."""
+        return self._boards.get(board, {}).pop(member, None) is not None
+
+    async def bar(self, player_id: str) -> None:
+        """See :meth:`LeaderboardStore.bar`."""
+        self._barred.add(player_id)
+
+    async def barred(self, player_ids: set[str]) -> set[str]:
+        """See :meth:`LeaderboardStore.barred`."""
+        return player_ids & self._barred
 
     async def close(self) -> None:
         """Nothing to release."""

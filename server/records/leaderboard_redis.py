@@ -156,6 +156,43 @@ class RedisLeaderboardStore(LeaderboardStore):
         except RedisError as exc:
             raise StoreUnavailable(f"redis: {exc}") from None
 
+    async def remove(self, board: str, member: str) -> bool:
+        """See :meth:`LeaderboardStore.remove`: the member's score, entry and
+        submission order in one transaction (the keys share a hash tag)."""
+        z_key, e_key, q_key, _ = self._keys(board)
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.zrem(z_key, member)
+                pipe.hdel(e_key, member)
+                pipe.hdel(q_key, member)
+                done = await pipe.execute()
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis: {exc}") from None
+        return bool(done[0])
+
+    @property
+    def _barred_key(self) -> str:
+        return f"{self._prefix}fairplay:barred"
+
+    async def bar(self, player_id: str) -> None:
+        """See :meth:`LeaderboardStore.bar`."""
+        try:
+            await self._redis.sadd(self._barred_key, player_id)
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis: {exc}") from None
+
+    async def barred(self, player_ids: set[str]) -> set[str]:
+        """See :meth:`LeaderboardStore.barred`."""
+        if not player_ids:
+            return set()
+        ids = sorted(player_ids)
+        try:
+            got = await cast(Awaitable[list[Any]],
+                             self._redis.smismember(self._barred_key, ids))
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis: {exc}") from None
+        return {pid for pid, member in zip(ids, got, strict=True) if member}
+
     async def close(self) -> None:
         """Close the client's connections, when this store owns the client."""
         if self._owned:

@@ -92,5 +92,18 @@ class LeaderboardStore(ABC):
         """Members on the board."""
 
     @abstractmethod
+    async def remove(self, board: str, member: str) -> bool:
+        """Take ``member`` off ``board`` (a moderator's ``assisted`` verdict,
+        docs/fair-play.md); whether it was there."""
+
+    @abstractmethod
+    async def bar(self, player_id: str) -> None:
+        """Results of this player no longer feed any board (``assisted``)."""
+
+    @abstractmethod
+    async def barred(self, player_ids: set[str]) -> set[str]:
+        """Which of ``player_ids`` are barred."""
+
+    @abstractmethod
     async def close(self) -> None:
         """Release connections."""

@@ -187,6 +187,11 @@ class PlayerArchive(Protocol):
         """``RatingBoard`` fields, best rating first."""
         ...
 
+    async def fair_play_of(self, player_id: str) -> dict[str, Any] | None:
+        """``{"fair_play", "fair_play_at_ms"}``: a moderator's last verdict on
+        the player (docs/fair-play.md), ``None``: no such player."""
+        ...
+
     async def player_rating(self, player_id: str, variant: str) -> float | None:
         """The player's rating (mu − 3 sigma) in ``variant``; ``None`` before
         their first rated race there (quick races' rating bands)."""

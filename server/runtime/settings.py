@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -43,12 +43,14 @@ from pydantic_settings import (
 
 from .redact import redact
 
-__all__ = ["ENV_FILE_VARIABLE", "Settings", "SettingsError", "env_name"]
+__all__ = ["ENV_FILE_VARIABLE", "Settings", "SettingsError", "env_name", "moderators"]
 
 ENV_FILE_VARIABLE = "LUCIE_ENV_FILE"
 """Names the ``.env`` file to read instead of ``./.env`` (it must exist)."""
 
 _REDIS_URL_NAMES = ("LUCIE_REDIS_URL", "REDIS_URL")
+_SECRETS = frozenset({"moderator_token"})
+"""Settings whose values are never echoed, not even in an error."""
 """The store URL's variables, the first set one wins."""
 
 _ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("lucie_settings_environ",
@@ -223,6 +225,27 @@ class Settings(BaseSettings):
                                                           "another process may take it (one "
                                                           "killed mid-write)")
 
+    moderator_token: SecretStr | None = Field(
+        None, description="the moderators' tokens (docs/fair-play.md, \"Moderation\"): "
+                          "`name:token` pairs, comma-separated (a bare token is named "
+                          "`moderator`); unset: the moderation routes answer 404",
+        json_schema_extra=_range("`name:token,…`, tokens of 16+ characters"))
+    fairplay_min_races: int = Field(5, ge=1, le=20,
+                                    description="assessed rated races a player's fair-play "
+                                                "verdict needs (docs/fair-play.md)")
+    fair_play_contact: str = Field(
+        "", description="where a player appeals a fair-play verdict (an address or a URL), "
+                        "shown on their profile with it; unset: \"the operator of this "
+                        "server\"", json_schema_extra=_range("text, up to 200 characters"),
+        max_length=200)
+
+    @field_validator("moderator_token")
+    @classmethod
+    def _moderators(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            moderators(value.get_secret_value())
+        return value
+
     @field_validator("log_level", "log_format", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
@@ -320,6 +343,28 @@ class Settings(BaseSettings):
         return lines
 
 
+def moderators(text: str) -> dict[str, str]:
+    """The moderator tokens of ``LUCIE_MODERATOR_TOKEN``: ``{token: name}``.
+
+    :raises ValueError: an empty entry, a name that is not 1–64 letters,
+        digits, ``-`` or ``_``, a token shorter than 16 characters, a token
+        given twice.
+    """
+    out: dict[str, str] = {}
+    for part in (p.strip() for p in text.split(",")):
+        name, sep, token = part.rpartition(":") if ":" in part else ("", "", part)
+        name = name.strip() if sep else "moderator"
+        token = token.strip()
+        if not (1 <= len(name) <= 64 and name.replace("-", "").replace("_", "").isalnum()):
+            raise ValueError("each entry is name:token (name: letters, digits, - or _)")
+        if len(token) < 16:
+            raise ValueError(f"the token of {name!r} is shorter than 16 characters")
+        if token in out:
+            raise ValueError("a token is given twice")
+        out[token] = name
+    return out
+
+
 def env_name(field: str) -> str:
     """The documented variable of setting ``field`` (``REDIS_URL`` for ``redis_url``)."""
     return "REDIS_URL" if field == "redis_url" else f"LUCIE_{field.upper()}"
@@ -381,6 +426,6 @@ def _describe(exc: ValidationError, environ: Mapping[str, str], given: Mapping[s
             if env_file and env_file.is_file() and name.lower() not in lower:
                 where = f" (in {env_file})"
         message = str(error["msg"]).removeprefix("Value error, ")
-        value = redact(str(error.get("input", "")))
+        value = "***" if field in _SECRETS else redact(str(error.get("input", "")))
         parts.append(f"{name}={value}{where}: {message[:1].lower()}{message[1:]}")
     return "; ".join(parts)
