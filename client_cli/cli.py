@@ -27,6 +27,7 @@ COMMANDS: list[str] = [
     "client_cli.player_cmd",
     "client_cli.history_cmd",
     "client_cli.verify_cmd",
+    "client_cli.moderate_cmd",
 ]
 """Modules that register a subcommand, in help order."""
 

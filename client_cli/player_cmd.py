@@ -146,7 +146,7 @@ def _me(args: argparse.Namespace) -> int:
 
     async def body() -> int:
         async with LucieClient(url) as client:
-            profile = await client.player(me.player_id)
+            profile = await client.player(me.player_id, me.key)
             rated = [v["variant"] for v in profile["variants"]
                      if v["rating"]["rated_races"] and args.variant in (None, v["variant"])]
             histories = [(v, (await client.rating_history(me.player_id, v))["points"])
@@ -158,6 +158,10 @@ def _me(args: argparse.Namespace) -> int:
         n = profile["races"]
         say(f"{p['name']} on {url} · player since {fmt_when(p['created_at_ms'])} · "
             f"{n} archived race{'s' if n != 1 else ''}")
+        notice = profile.get("fair_play")
+        if notice:  # a moderator's `assisted` verdict (docs/fair-play.md)
+            say(f"Fair play: {notice['message']} ({fmt_when(notice['at_ms'])}; appeal: "
+                f"{notice['appeal']})")
         if not profile["variants"]:
             say(f"No ranked race yet: race with `{lucie_command()} play` or "
                 f"`{lucie_command()} join CODE` (as {p['name']}).")

@@ -246,12 +246,15 @@ class LucieClient:
         """A racer's move log with race-clock times."""
         return parse(ReplayView, await self.get_json(f"/rooms/{room}/racers/{racer}/replay"))
 
-    async def get_json(self, path: str) -> Any:
-        """``GET`` any route under ``/api/v1`` (``path`` starts with ``/``), as parsed JSON.
+    async def get_json(self, path: str, token: str | None = None) -> Any:
+        """``GET`` any route under ``/api/v1`` (``path`` starts with ``/``), as parsed JSON
+        (``token``: sent as ``Authorization: Bearer``). For routes this class has no
+        method for (moderation, docs/fair-play.md), and to export answers as they are."""
+        return await self._call("GET", path, token=token)
 
-        For routes this class has no method for, and to export answers as they are.
-        """
-        return await self._call("GET", path)
+    async def post_json(self, path: str, body: Any, token: str | None = None) -> Any:
+        """``POST`` ``body`` (JSON) to any route under ``/api/v1``, as :meth:`get_json`."""
+        return await self._call("POST", path, token=token, json=body)
 
     # head to head (issue 6) -----------------------------------------------
     async def compare(self, room: str, a: str, b: str) -> dict[str, Any]:
@@ -295,18 +298,17 @@ class LucieClient:
 
     # players (issue 20) ------------------------------------------------------
     async def create_player(self, name: str) -> dict[str, Any]:
-        """Create a player → ``{"player": {"id", "name", "created_at_ms"}, "key"}``.
+        """Create a player → ``{"player": {"id", "name", "created_at_ms"}, "key"}``; the
+        key is answered this once: keep it (``join(..., player_key=key)``).
 
-        The key is answered this once: keep it (``join(..., player_key=key)``).
-
-        :raises ApiError: ``player/name_taken``, ``request/invalid`` (the name).
-        """
+        :raises ApiError: ``player/name_taken``, ``request/invalid`` (the name)."""
         data: dict[str, Any] = await self._call("POST", "/players", json={"name": name})
         return data
 
-    async def player(self, player: str) -> dict[str, Any]:
-        """A player's profile (id or name): ratings and figures per variant."""
-        data: dict[str, Any] = await self._call("GET", f"/players/{_seg(player)}")
+    async def player(self, player: str, key: str | None = None) -> dict[str, Any]:
+        """A player's profile (id or name): ratings and figures per variant; with
+        the player's own ``key``, also a fair-play verdict on them (``fair_play``)."""
+        data: dict[str, Any] = await self._call("GET", f"/players/{_seg(player)}", token=key)
         return data
 
     async def player_races(self, player: str, limit: int = 20,

@@ -10,6 +10,7 @@ from server.archive import ArchiveDb, database_url, describe
 
 from .conftest import reset_pg
 from .contract import ArchiveContract, test_an_unreachable_database_is_unavailable_fast
+from .fairplay_contract import FairPlayContract
 from .players_contract import PlayerContract
 
 
@@ -27,7 +28,7 @@ async def db(empty_db: ArchiveDb) -> ArchiveDb:
     return empty_db
 
 
-class TestPostgresArchive(ArchiveContract, PlayerContract):
+class TestPostgresArchive(ArchiveContract, PlayerContract, FairPlayContract):
     pass
 
 

@@ -10,6 +10,7 @@ import pytest
 from server.archive import ArchiveDb, database_url
 
 from .contract import ArchiveContract
+from .fairplay_contract import FairPlayContract
 from .players_contract import PlayerContract
 
 
@@ -26,7 +27,7 @@ async def db(empty_db: ArchiveDb) -> ArchiveDb:
     return empty_db
 
 
-class TestSqliteArchive(ArchiveContract, PlayerContract):
+class TestSqliteArchive(ArchiveContract, PlayerContract, FairPlayContract):
     pass
 
 

@@ -21,7 +21,7 @@ from tests.conftest import REPO
 
 SUBCOMMANDS = ["play", "join", "watch", "rooms", "results", "replay", "bot", "deal", "solve",
                "compare", "leaderboard", "daily", "ghost", "me", "history", "h2h", "forget-me",
-               "verify"]
+               "verify", "moderate"]
 
 
 @pytest.mark.parametrize("name", SUBCOMMANDS)

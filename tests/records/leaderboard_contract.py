@@ -66,3 +66,20 @@ class LeaderboardContract:
         assert await lb.size(b) == 3
         assert [e.member for e in await lb.top(b, 10)] == ["p40", "p30", "p20"]
         assert await lb.get(b, "p10") is None
+
+    async def test_a_member_is_removed_with_its_entry(self, lb: LeaderboardStore) -> None:
+        b = _board()
+        await lb.submit(b, "cheat", encode_score(52, 10, 10), {"n": 1})
+        await lb.submit(b, "honest", encode_score(30, 10, 10), {"n": 2})
+        assert await lb.remove(b, "cheat")
+        assert not await lb.remove(b, "cheat")  # gone already
+        assert await lb.get(b, "cheat") is None and await lb.size(b) == 1
+        assert [e.member for e in await lb.top(b, 10)] == ["honest"]
+        assert await lb.submit(b, "cheat", encode_score(1, 10, 10), {"n": 3})  # a fresh start
+
+    async def test_barred_players_are_remembered(self, lb: LeaderboardStore) -> None:
+        assert await lb.barred({"p1", "p2"}) == set()
+        await lb.bar("p1")
+        await lb.bar("p1")
+        assert await lb.barred({"p1", "p2"}) == {"p1"}
+        assert await lb.barred(set()) == set()

@@ -77,3 +77,52 @@ async def test_bad_queries_refused() -> None:
         await leaderboard(store, "belle-lucie", "daily")
     with pytest.raises(ValueError, match="unknown variant"):
         await leaderboard(store, "chess", "all-time")
+
+
+async def test_an_assisted_players_results_leave_the_boards_and_stay_off() -> None:
+    from dataclasses import dataclass
+    from datetime import UTC, datetime
+
+    from server.records.leaderboard import feed_race, forget_player_results
+
+    store = MemoryLeaderboardStore()
+    await record_result(store, RULES, _result("cheat", 52, 1_000, 60), DAY)
+    await record_result(store, RULES, _result("cheat", 45, 1_000, 60, deal_number=7), DAY)
+    await record_result(store, RULES, _result("ada", 40, 5_000, 80), DAY)
+    noon = int(datetime(2026, 11, 30, 12, tzinfo=UTC).timestamp() * 1000)
+    removed = await forget_player_results(store, "p-cheat", [
+        {"variant": "belle-lucie", "deal_number": DAILY, "name": "cheat", "created_ms": noon,
+         "ended_at_ms": noon + 60_000}])
+    assert removed == 2  # the all-time best on that deal and the day's best
+    assert [r.result.name for r in await leaderboard(store, "belle-lucie", "daily", DAY)] \
+        == ["ada"]
+    all_time = await leaderboard(store, "belle-lucie", "all-time")
+    assert [(r.result.name, r.result.deal_number) for r in all_time] == [
+        ("cheat", 7), ("ada", DAILY)]  # a deal outside the verdict's races stays
+
+    @dataclass
+    class Room:
+        id: str = "r1"
+        code: str = "AAAAAA"
+        rules: dict[str, object] | None = None
+        deal_number: int = 99
+        ranked: bool = True
+        created_ms: int = noon
+        ended_ms: int | None = noon + 1
+
+    @dataclass
+    class Racer:
+        name: str
+        player: str | None
+        final: bool = True
+        status: str = "won"
+        foundation_cards: int = 52
+        reach_time_ms: int | None = 100
+        moves: int = 70
+        bot: bool = False
+
+    room = Room(rules=RULES.to_json())
+    kept = await feed_race(store, room, [Racer("cheat", "p-cheat"), Racer("ada", "p-ada")])
+    assert kept == 1  # barred from now on
+    top = (await leaderboard(store, "belle-lucie", "all-time"))[0]
+    assert (top.result.name, top.result.deal_number) == ("ada", 99)

@@ -1,0 +1,163 @@
+"""``lucie moderate``: the fair-play moderation queue and verdicts, for a server's
+moderators (docs/fair-play.md, "Moderation").
+
+The server's ``LUCIE_MODERATOR_TOKEN`` gives each moderator a token; pass
+yours as ``--token`` or in ``$LUCIE_MODERATOR_TOKEN`` (never on a shared
+command line history if you can help it). The server records your
+token's name with every verdict.
+
+- ``lucie moderate`` (or ``lucie moderate queue``): the players whose
+  assessed rated races reach ``review``, ``likely_assisted`` first, with
+  their score, reasons and races (links to replays and comparisons);
+- ``lucie moderate show PLAYER``: one player's file — every assessed race,
+  its signals, and the verdicts so far;
+- ``lucie moderate verdict PLAYER cleared|assisted --note TEXT``: record a
+  verdict. ``assisted`` takes the player's races of the window out of the
+  ratings (their rivals are refunded) and the leaderboards, and makes them
+  race unrated from now on; it asks for confirmation unless ``--yes``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from .api import ApiError, LucieClient
+from .common import (
+    Subparsers,
+    add_server_arg,
+    doc_help,
+    print_table,
+    resolved_server,
+    run_command,
+    say,
+)
+from .player_common import fmt_when
+
+__all__ = ["add_parser", "queue_rows"]
+
+TOKEN_VARIABLE = "LUCIE_MODERATOR_TOKEN"
+
+
+def _token(args: argparse.Namespace) -> str:
+    token = args.token or os.environ.get(TOKEN_VARIABLE, "").split(",")[0].rpartition(":")[2]
+    if not token:
+        raise ApiError("client/usage", f"a moderator token is needed: --token TOKEN or "
+                       f"${TOKEN_VARIABLE}")
+    return token
+
+
+def _words(exc: ApiError) -> ApiError:
+    if exc.code == "request/not_found":
+        return ApiError(exc.code, "this server has no moderation (its operator sets "
+                        "LUCIE_MODERATOR_TOKEN to turn it on)")
+    if exc.code in ("auth/invalid_token", "auth/missing"):
+        return ApiError(exc.code, "the server does not know that moderator token")
+    return exc
+
+
+def queue_rows(queue: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """One row per queued player: name, id, verdict, score, races read, reasons."""
+    return [(e["player"]["name"], e["player"]["id"], e["verdict"], f"{e['score']:.1f}",
+             str(e["races_read"]), "; ".join(e["reasons"][1:3])) for e in queue]
+
+
+def _races(races: list[dict[str, Any]]) -> None:
+    rows = [(fmt_when(r["ended_at_ms"]), r["room"], r["verdict"], f"{r['score']:.1f}",
+             "; ".join(r["reasons"][:2]) or "-", r["links"]["replay"]) for r in races]
+    print_table("Assessed races (newest first)",
+                ["ended", "room", "race verdict", "score", "signals", "replay"], rows)
+
+
+def _run(args: argparse.Namespace) -> int:
+    async def body() -> int:
+        token = _token(args)
+        async with LucieClient(resolved_server(args)) as client:
+            try:
+                if args.action == "show":
+                    return _show(await client.get_json(
+                        f"/moderation/players/{args.player}", token))
+                if args.action == "verdict":
+                    return await _verdict(client, args, token)
+                got = await client.get_json("/moderation/queue", token)
+            except ApiError as exc:
+                raise _words(exc) from None
+        if not got["queue"]:
+            say(f"Nobody to review (a verdict reads {got['min_races']} or more assessed "
+                "rated races).")
+            return 0
+        print_table("Fair-play queue", ["player", "id", "verdict", "score", "races",
+                                        "why"], queue_rows(got["queue"]))
+        say("Read one: lucie moderate show PLAYER · decide: lucie moderate verdict PLAYER "
+            "cleared|assisted --note TEXT")
+        return 0
+
+    return run_command("moderate", body)
+
+
+def _show(file: dict[str, Any]) -> int:
+    p, j = file["player"], file["judgement"]
+    say(f"{p['name']} ({p['id']}) · now {j['verdict']} at {j['score']:.1f} points over "
+        f"{j['races_read']} races" + (f" · standing: {file['fair_play']}"
+                                      if file["fair_play"] else ""))
+    for reason in j["reasons"]:
+        say(f"  - {reason}")
+    if file["races"]:
+        _races(file["races"])
+    for v in file["verdicts"]:
+        say(f"{fmt_when(v['at_ms'])}: {v['verdict']} by {v['moderator']} — {v['note']}")
+    return 0
+
+
+async def _verdict(client: LucieClient, args: argparse.Namespace, token: str) -> int:
+    if not args.note:
+        raise ApiError("client/usage", "a verdict needs --note TEXT (why, for the record)")
+    if args.verdict == "assisted" and not args.yes:
+        try:
+            answer = input(f"Record `assisted` for {args.player}? Their recent rated races "
+                           "leave the ratings and leaderboards and they race unrated from "
+                           "now on. [y/N] ")
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes"):
+            say("Nothing recorded.")
+            return 1
+    done = await client.post_json(f"/moderation/players/{args.player}/verdict",
+                                  {"verdict": args.verdict, "note": args.note}, token)
+    say(f"Recorded: {done['player']['name']} {done['verdict']} by {done['moderator']}"
+        + (f" · {done['races_removed']} races out of ratings and boards, "
+           f"{len(done['refunded'])} players' ratings recomputed"
+           if done["verdict"] == "assisted" else ""))
+    return 0
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Register ``lucie moderate``."""
+    p = sub.add_parser("moderate", help="fair-play queue and verdicts (moderators)",
+                       description=doc_help(__doc__),
+                       epilog="examples:\n  lucie moderate\n  lucie moderate show ada\n"
+                       "  lucie moderate verdict ada assisted --note \"solver line in 9 of "
+                       "10 races\"",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("action", nargs="?", default="queue", choices=("queue", "show", "verdict"),
+                   help="queue (default), show PLAYER, verdict PLAYER VERDICT")
+    p.add_argument("player", nargs="?", metavar="PLAYER", help="player id or name")
+    p.add_argument("verdict", nargs="?", choices=("cleared", "assisted"),
+                   help="the verdict (with `verdict`)")
+    p.add_argument("--note", help="why (kept with the verdict)")
+    p.add_argument("--yes", action="store_true", help="do not ask before `assisted`")
+    p.add_argument("--token", help=f"your moderator token (default ${TOKEN_VARIABLE})")
+    add_server_arg(p)
+    p.set_defaults(func=_check_then_run)
+
+
+def _check_then_run(args: argparse.Namespace) -> int:
+    if args.action in ("show", "verdict") and not args.player:
+        print(f"lucie moderate {args.action}: name a PLAYER", file=sys.stderr)
+        return 2
+    if args.action == "verdict" and not args.verdict:
+        print("lucie moderate verdict: give the VERDICT, cleared or assisted", file=sys.stderr)
+        return 2
+    return _run(args)
