@@ -156,7 +156,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.archive, app.state.archiver = archive, archiver
         app.state.players = archive  # server.records.players.PlayerArchive
         app.state.moderation = Moderation(
-            archive, functools.partial(forget_player_results, boards),
+            archive, functools.partial(forget_player_results, boards), boards,
             min_races=settings.fairplay_min_races)
         assessor = Assessor(archive, pool, activity=metrics.moves_accepted)
         app.state.assessor = assessor

@@ -15,7 +15,8 @@ its own: :meth:`Moderation.decide` records what a moderator decided.
   barred to them), and their own profile says so.
 - ``cleared``: everything stays; the races assessed so far no longer count
   towards the player's verdict, and the player is not listed again for
-  :data:`CLEARED_SILENCE_MS`.
+  :data:`CLEARED_SILENCE_MS`. After an ``assisted``, the player races rated
+  and feeds the boards again from then on (the races taken out stay out).
 
 Every verdict is kept with who (the moderator token's name) and when.
 Flags are never shown to other players: only moderators read this.
@@ -51,6 +52,13 @@ class ModerationArchive(Protocol):
     async def fair_play_of(self, player_id: str) -> dict[str, Any] | None: ...
 
 
+class Boards(Protocol):
+    """The leaderboards' side of a verdict (``server.records.leaderboard_store``)."""
+
+    async def bar(self, player_id: str) -> None: ...
+    async def unbar(self, player_id: str) -> None: ...
+
+
 ForgetResults = Callable[[str, list[dict[str, Any]]], Awaitable[object]]
 """``(player id, races)``: take the player's results of those races off the
 leaderboards and bar them (``server.records.leaderboard.forget_player_results``)."""
@@ -60,10 +68,11 @@ class Moderation:
     """The queue and the verdicts (module docstring). ``min_races``: races a
     player's verdict needs (``LUCIE_FAIRPLAY_MIN_RACES``)."""
 
-    def __init__(self, archive: ModerationArchive, forget_results: ForgetResults, *,
-                 min_races: int | None = None) -> None:
+    def __init__(self, archive: ModerationArchive, forget_results: ForgetResults,
+                 boards: Boards, *, min_races: int | None = None) -> None:
         self.archive = archive
         self.forget_results = forget_results
+        self.boards = boards
         self.min_races = int(THRESHOLDS["min_races"].value) if min_races is None else min_races
 
     async def _judged(self, player: dict[str, Any]
@@ -134,6 +143,8 @@ class Moderation:
             [r["race_id"] for r in rows] if verdict == "assisted" else [], judged.score)
         if verdict == "assisted":
             await self.forget_results(player["id"], done["races"])
+        else:  # an appeal that holds: on the boards again from now on
+            await self.boards.unbar(player["id"])
         return {"player": {"id": player["id"], "name": player["name"]}, "verdict": verdict,
                 "moderator": moderator, "at_ms": done["at_ms"],
                 "races_removed": len(done["races"]), "refunded": done["refunded"]}

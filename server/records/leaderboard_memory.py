@@ -53,6 +53,10 @@ class MemoryLeaderboardStore(LeaderboardStore):
         """See :meth:`LeaderboardStore.bar`."""
         self._barred.add(player_id)
 
+    async def unbar(self, player_id: str) -> None:
+        """See :meth:`LeaderboardStore.unbar`."""
+        self._barred.discard(player_id)
+
     async def barred(self, player_ids: set[str]) -> set[str]:
         """See :meth:`LeaderboardStore.barred`."""
         return player_ids & self._barred

@@ -181,6 +181,13 @@ class RedisLeaderboardStore(LeaderboardStore):
         except RedisError as exc:
             raise StoreUnavailable(f"redis: {exc}") from None
 
+    async def unbar(self, player_id: str) -> None:
+        """See :meth:`LeaderboardStore.unbar`."""
+        try:
+            await self._redis.srem(self._barred_key, player_id)
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis: {exc}") from None
+
     async def barred(self, player_ids: set[str]) -> set[str]:
         """See :meth:`LeaderboardStore.barred`."""
         if not player_ids:

@@ -101,6 +101,10 @@ class LeaderboardStore(ABC):
         """Results of this player no longer feed any board (``assisted``)."""
 
     @abstractmethod
+    async def unbar(self, player_id: str) -> None:
+        """The player's results feed the boards again (``cleared`` after ``assisted``)."""
+
+    @abstractmethod
     async def barred(self, player_ids: set[str]) -> set[str]:
         """Which of ``player_ids`` are barred."""
 

@@ -83,3 +83,6 @@ class LeaderboardContract:
         await lb.bar("p1")
         assert await lb.barred({"p1", "p2"}) == {"p1"}
         assert await lb.barred(set()) == set()
+        await lb.unbar("p1")
+        await lb.unbar("p9")  # never barred: nothing
+        assert await lb.barred({"p1", "p2"}) == set()
