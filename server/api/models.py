@@ -5,6 +5,10 @@ WebSocket messages form one discriminated union on ``t``
 (:data:`ClientMessage`); server → client messages are :data:`ServerMessage`.
 Answers of the REST API are the views of :mod:`server.race.views`; room
 events (the ``d`` of ``event``) are the models of :mod:`server.race.events`.
+
+Size: one small class per request body and socket message, both directions:
+together they are the one source of docs/openapi.json and docs/ws-schema.json
+(:mod:`server.api.openapi`), and the unions on ``t`` need every member here.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ __all__ = [
     "CreatedRoom",
     "ErrorBody",
     "ErrorInfo",
+    "FocusBody",
+    "FocusIn",
     "JoinRoom",
     "Joined",
     "MoveBody",
@@ -203,6 +209,27 @@ class ResignIn(_In):
     d: dict[str, Any] | None = Field(None, max_length=0)
 
 
+def _no_number(value: Any) -> Any:
+    """``true`` itself: ``Literal[True]`` alone takes ``1`` and ``1.0`` (equal to it)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError("a JSON boolean, not a number")
+    return value
+
+
+class FocusBody(_In):
+    """``lost``: the page was hidden or the window lost focus (only ``true``)."""
+
+    lost: Annotated[Literal[True], BeforeValidator(_no_number)]
+
+
+class FocusIn(_In):
+    """The racer's page lost focus during the race (racers only; no answer):
+    counted for the fair-play assessment, at most one a second, never shown."""
+
+    t: Literal["focus"]
+    d: FocusBody
+
+
 class PingIn(_In):
     """Application-level ping; the server answers ``pong``."""
 
@@ -210,7 +237,7 @@ class PingIn(_In):
     d: dict[str, Any] | None = Field(None, max_length=0)
 
 
-ClientMessage = Annotated[MoveIn | ReadyIn | AuthIn | ResignIn | PingIn,
+ClientMessage = Annotated[MoveIn | ReadyIn | AuthIn | ResignIn | FocusIn | PingIn,
                           Field(discriminator="t")]
 """Every message a client may send."""
 
@@ -254,7 +281,7 @@ def json_object_problem(raw: str | bytes) -> str | None:
     return None
 
 
-def client_message(raw: str | bytes) -> MoveIn | ReadyIn | AuthIn | ResignIn | PingIn:
+def client_message(raw: str | bytes) -> MoveIn | ReadyIn | AuthIn | ResignIn | FocusIn | PingIn:
     """Decode one client message.
 
     :raises pydantic.ValidationError: bad JSON, unknown ``t``, bad fields.

@@ -1,7 +1,8 @@
 """The room WebSocket ``/api/v1/rooms/{room}/ws[?since=SEQ]`` (docs/protocol.md).
 
 Every socket receives the room's events; a racer's socket (``Authorization:
-Bearer`` header, or an ``auth`` message) also sends moves and gets acks.
+Bearer`` header, or an ``auth`` message) also sends moves and gets acks, and
+reports its page's focus losses (``focus``, answered by nothing).
 Each connection has one receiver (decode → one authority call) and one
 sender draining a bounded queue (:mod:`server.api.hub`), so acks and events
 go out in order and a slow client is closed (4000) without stalling others.
@@ -16,6 +17,10 @@ Close codes: the registry's for each error code (:data:`server.errors.REGISTRY`)
 4000 too slow. A move the store could not take is refused with
 ``store/unavailable`` and ``details.retry_after_ms``: resend it with the same
 client move id.
+
+Size: one connection is one class (its slots shared by the receiver, the
+sender, the direct path and each client message's handling); split, each part
+would reach into the others' state.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ from .errors import socket_store_error, validation_details
 from .hub import Hub, Item, Listener
 from .models import (
     AuthIn,
+    FocusIn,
     MoveIn,
     PingIn,
     ReadyIn,
@@ -339,12 +345,14 @@ class Connection:
             note_socket(self.ws.scope, self.room_id, racer_id)
             room = await self.authority.get_room(self.room_id)
             self.push(out.welcome(racer_id, room))
-        elif isinstance(msg, ReadyIn | ResignIn):
+        elif isinstance(msg, ReadyIn | ResignIn | FocusIn):
             if self.racer_id is None:
                 self.push(out.error(AuthMissing.code, "racers only"))
                 return
             if isinstance(msg, ReadyIn):
                 await self.authority.set_ready(self.room_id, self.racer_id, self.token,
                                                msg.d.ready)
-            else:
+            elif isinstance(msg, ResignIn):
                 await self.authority.resign(self.room_id, self.racer_id, self.token)
+            else:  # counted (or not) in silence: no answer, no event
+                await self.authority.focus_lost(self.room_id, self.racer_id, self.token)

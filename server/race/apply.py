@@ -48,6 +48,7 @@ from .commands import (
     Countdown,
     Create,
     EndRace,
+    FocusLost,
     Leave,
     LinkNext,
     OpenRoom,
@@ -206,7 +207,7 @@ class Applier:
             return None
         loaded = Loaded(room, got.rev, now, answer=answer,
                         fresh_cards=self.cache.fresh_cards(room))
-        if isinstance(cmd, _ONE_RACER) or (isinstance(cmd, Leave | Resign)
+        if isinstance(cmd, _ONE_RACER) or (isinstance(cmd, Leave | Resign | FocusLost)
                                            and room.state == "racing"):
             racer_id = cmd.racer_id
             if type(cmd) is not PlayMove:
@@ -276,6 +277,10 @@ class Applier:
             self.cache.forget(key)
         elif out.game is not None:
             self.cache.remember(key, out.game, (racer, out.rev))
+        elif key in self.cache.known_racers:  # the log as it was (a focus loss): the
+            self.cache.known_racers[key] = (racer, out.rev)  # next move stays one round trip
+        else:
+            self.cache.unknown(key)  # no move known here: keep no log bytes either
 
     async def _after(self, loaded: Loaded, out: Outcome[Any]) -> None:
         """The outcome's steps after the write, in order."""

@@ -98,7 +98,7 @@ class RaceAuthority:
       :class:`~.bots.RoomBots`, :attr:`bots`), :meth:`get_room`,
       :meth:`list_rooms`, :meth:`start`, :meth:`close`;
     - racers (:class:`~.racers.Racers`): :meth:`join`, :meth:`set_ready`,
-      :meth:`leave`, :meth:`resign`, :meth:`authenticate`;
+      :meth:`leave`, :meth:`resign`, :meth:`focus_lost`, :meth:`authenticate`;
     - quick races (:class:`~.quick.QuickRace`): :meth:`quick` (a seat in the
       forming lobby of a variant and rating band), the lobbies' own start;
     - play and results (:class:`~.play.Play`): :meth:`game`, :meth:`move`,
@@ -160,6 +160,7 @@ class RaceAuthority:
         self.leave = self.racers.leave
         self.forget_racer = self.racers.forget_racer
         self.resign = self.racers.resign
+        self.focus_lost = self.racers.focus_lost
         self.authenticate = self.racers.authenticate
         self.game = _or_archived(self.play.game, self.archived.game)
         self.move = self.play.move

@@ -23,7 +23,7 @@ Commands by who sends them:
 - a racer: :class:`Join` (:class:`TakeQuickSeat` in a quick-race lobby),
   :class:`Ready`, :class:`Leave`, :class:`Resign`, :class:`PlayMove`
   (:func:`Undo` and :func:`Autoplay` are moves of their own kind),
-  :class:`Rematch`, :class:`RematchSeat`;
+  :class:`FocusLost` (their page lost focus), :class:`Rematch`, :class:`RematchSeat`;
 - the service itself: :class:`Tick` (the room's due timer: countdown end,
   time limit, a quick-race lobby's step), :class:`EndRace`, :class:`TimeOut`,
   :class:`Countdown` (a quick-race lobby filled with computer racers),
@@ -47,6 +47,7 @@ __all__ = [
     "Countdown",
     "Create",
     "EndRace",
+    "FocusLost",
     "Forget",
     "Join",
     "Kick",
@@ -158,6 +159,17 @@ def Kick(ref: str, racer_id: str, host_token: str | None) -> Leave:
 @dataclass(slots=True)
 class Resign:
     """The racer concedes: their result becomes final as it stands."""
+
+    ref: str
+    racer_id: str
+    token: str | None
+
+
+@dataclass(slots=True)
+class FocusLost:
+    """The racer's page lost focus (hidden, or the window blurred), as their
+    client reports it (docs/fair-play.md, "Focus"): counted on their record
+    while they race, never shown (:func:`~server.race.decide_racer.decide_focus_lost`)."""
 
     ref: str
     racer_id: str
@@ -287,7 +299,7 @@ class Forget:
     name: str
 
 
-Command = (Create | OpenRoom | Join | Ready | Start | Countdown | Leave | Resign | Close
-           | PlayMove | Tick | EndRace | TimeOut | Rematch | LinkNext | RematchSeat | SetPar
-           | Forget)
+Command = (Create | OpenRoom | Join | Ready | Start | Countdown | Leave | Resign | FocusLost
+           | Close | PlayMove | Tick | EndRace | TimeOut | Rematch | LinkNext | RematchSeat
+           | SetPar | Forget)
 """Every room action (:class:`TakeQuickSeat` is a :class:`Join`)."""

@@ -45,6 +45,7 @@ from .commands import (
     Countdown,
     Create,
     EndRace,
+    FocusLost,
     Forget,
     Join,
     Leave,
@@ -123,6 +124,7 @@ def after_move(racer: RacerRecord, game: Game, clock: int,
         id=racer.id, status=status, log=log, foundation_cards=pos.foundation_cards,
         redeals_used=pos.redeals_used, merci_used=pos.merci_used, reach_time_ms=reach,
         finished_ms=clock if final else None, final=final,
+        focus_losses=racer.focus_losses, focus_last_ms=racer.focus_last_ms,
     )
 
 
@@ -242,6 +244,7 @@ _DECISIONS: dict[type, tuple[Gate, Any]] = {
     Leave: (Gate("racer or host", "this call needs the racer's or the host's token"),
             racer_.decide_leave),
     Resign: (Gate("racer", _RACER_TOKEN), racer_.decide_resign),
+    FocusLost: (Gate("racer", _RACER_TOKEN), racer_.decide_focus_lost),
     TimeOut: (SERVICE, racer_.decide_time_out),
     RematchSeat: (SERVICE, racer_.decide_rematch_seat),
     PlayMove: (Gate("racer", "a move needs the racer's token"), decide_play),

@@ -1,5 +1,6 @@
 """The decisions of the racers' commands: join, ready, leave (or the host's kick),
-resign, a time-out, a seat in a rematch room (docs/protocol.md, "REST").
+resign, a time-out, a seat in a rematch room (docs/protocol.md, "REST"), a
+focus loss (docs/protocol.md, "WebSocket").
 
 Pure functions ``(Loaded, command, config) → Outcome``; a refusal is raised as
 the :class:`~server.race.errors.RaceError` it is and answered as
@@ -15,7 +16,7 @@ from typing import Any, Literal
 from . import errors as err
 from . import present
 from .access import check_racing
-from .commands import Join, Leave, Ready, RematchSeat, Resign, TakeQuickSeat, TimeOut
+from .commands import FocusLost, Join, Leave, Ready, RematchSeat, Resign, TakeQuickSeat, TimeOut
 from .events import FinishedEvent, JoinedEvent, LeftEvent, ReadyEvent
 from .gate import admitted
 from .ids import check_name, same_name, token_matches
@@ -24,8 +25,16 @@ from .state import RacerRecord, RoomRecord, RosterEntry
 from .timers import RaceConfig, countdown
 from .views import RacerView
 
-__all__ = ["decide_join", "decide_leave", "decide_ready", "decide_rematch_seat",
-           "decide_resign", "decide_time_out", "fresh_view", "name_of"]
+__all__ = ["FOCUS_CAP", "FOCUS_GAP_MS", "decide_focus_lost", "decide_join", "decide_leave",
+           "decide_ready", "decide_rematch_seat", "decide_resign", "decide_time_out",
+           "fresh_view", "name_of"]
+
+FOCUS_CAP = 1_000
+"""Most focus losses counted per racer and race."""
+FOCUS_GAP_MS = 1_000
+"""At most one focus loss counted per this much race clock (ms) per racer: a
+flood of reports writes at most once a second, and a blur followed by the page
+hidden is one loss."""
 
 
 def name_of(cmd: Join) -> str:
@@ -194,6 +203,33 @@ def decide_time_out(loaded: Loaded, cmd: TimeOut, config: RaceConfig) -> Outcome
     done = racer.model_copy(update={"status": "timed_out", "final": True, "finished_ms": at})
     event = FinishedEvent(race_clock_ms=at, racer=cmd.racer_id, status="timed_out").logged()
     return Outcome(done, racer=done, events=[event], after=(RacerFinal(),))
+
+
+def decide_focus_lost(loaded: Loaded, cmd: FocusLost, config: RaceConfig) -> Outcome[None]:
+    """The racer's page lost focus (their client's report; docs/fair-play.md,
+    "Focus") → one more ``focus_losses`` on their record, at race clock
+    ``focus_last_ms``, while the race runs and their result is not final. The
+    one place of the rules: at most one loss per :data:`FOCUS_GAP_MS` of race
+    clock and :data:`FOCUS_CAP` in all. Anything else — before the start, after
+    the racer's final result or the race's end, within the second, past the
+    cap — is nothing (no write, not a refusal: a page left after the finish is
+    nobody's business). No event: the count is never shown.
+
+    :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken, AuthForbidden:
+    """
+    room = admitted(loaded)
+    if room.state != "racing" or room.start_at_ms is None:
+        return Outcome(None)
+    racer = loaded.racer
+    assert racer is not None, "the applier loads the racer of a focus loss during the race"
+    clock = loaded.now - room.start_at_ms
+    last = racer.focus_last_ms
+    if racer.final or not 0 <= clock < room.time_limit_ms or racer.focus_losses >= FOCUS_CAP \
+            or (last is not None and clock - last < FOCUS_GAP_MS):
+        return Outcome(None)
+    counted = racer.model_copy(update={"focus_losses": racer.focus_losses + 1,
+                                       "focus_last_ms": clock})
+    return Outcome(None, racer=counted)
 
 
 def decide_rematch_seat(loaded: Loaded, cmd: RematchSeat, config: RaceConfig

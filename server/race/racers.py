@@ -1,5 +1,5 @@
 """Racer actions of the race authority: join, ready, leave (or the host's kick),
-resign, and a racer's token for a WebSocket (docs/protocol.md, "REST").
+resign, a focus loss, and a racer's token for a WebSocket (docs/protocol.md, "REST").
 
 Each action is a command applied by the one decide-and-apply loop
 (:mod:`server.race.apply`); its decision, with its checks in the authority's
@@ -13,7 +13,7 @@ import contextlib
 
 from . import errors as err
 from .apply import Applier
-from .commands import Forget, Join, Leave, Ready, Resign, TakeQuickSeat
+from .commands import FocusLost, Forget, Join, Leave, Ready, Resign, TakeQuickSeat
 from .ids import new_racer_id, new_token, token_digest, token_matches
 from .state import RoomRecord
 from .views import RacerView
@@ -95,6 +95,15 @@ class Racers:
         """
         view: RacerView = (await self.applier.apply(Resign(ref, racer_id, token))).reply
         return view
+
+    async def focus_lost(self, ref: str, racer_id: str, token: str | None) -> None:
+        """The racer's page lost focus: counted on their record while they race
+        (at most one a second, 1,000 in all), else nothing; never shown
+        (:func:`~server.race.decide_racer.decide_focus_lost`).
+
+        :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken, AuthForbidden:
+        """
+        await self.applier.apply(FocusLost(ref, racer_id, token))
 
     async def authenticate(self, ref: str, token: str) -> tuple[str, str]:
         """``(room id, racer id)`` of a racer's token, for a WebSocket.

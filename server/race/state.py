@@ -126,6 +126,14 @@ class RacerRecord(_Record):
     reach_time_ms: int | None = None
     finished_ms: int | None = None
     final: bool = False
+    focus_losses: int = 0
+    """Times the racer's page lost focus during the race, as their client said
+    (``{"t": "focus"}``, docs/fair-play.md, "Focus"): at most one per second of
+    race clock, at most 1,000 (:func:`~server.race.decide_racer.decide_focus_lost`).
+    A fair-play signal: never shown — no view, event or standings has it; the
+    finished race's document for the archive does. 0 in records stored before."""
+    focus_last_ms: int | None = None
+    """The race clock (ms) of the last focus loss counted (``None``: none yet)."""
 
     @property
     def version(self) -> int:
@@ -150,12 +158,14 @@ _FIELDS = frozenset(RacerRecord.model_fields)
 
 def racer_record(*, id: str, status: RacerStatus, log: list[Any], foundation_cards: int,
                  redeals_used: int, merci_used: bool, reach_time_ms: int | None,
-                 finished_ms: int | None, final: bool) -> RacerRecord:
+                 finished_ms: int | None, final: bool, focus_losses: int,
+                 focus_last_ms: int | None) -> RacerRecord:
     """``RacerRecord.model_construct(...)`` of every field, for checked values (no
     validation; :func:`~server.race.trusted.trusted`): 0.7 µs instead of 3, one per
     accepted move; every field set (tests/race/test_trusted.py keeps them equal)."""
     return trusted(RacerRecord, {
         "id": id, "status": status, "log": log, "foundation_cards": foundation_cards,
         "redeals_used": redeals_used, "merci_used": merci_used,
-        "reach_time_ms": reach_time_ms, "finished_ms": finished_ms, "final": final},
+        "reach_time_ms": reach_time_ms, "finished_ms": finished_ms, "final": final,
+        "focus_losses": focus_losses, "focus_last_ms": focus_last_ms},
         set(_FIELDS))

@@ -68,6 +68,7 @@ async def test_bad_messages_get_errors_and_change_nothing(url: str) -> None:
                     '{"t":"move","d":{"move":"1f","expected_version":0,'
                     '"client_move_id":"x","extra":1}}',
                     '{"t":"move","d":{"move":"1f","expected_version":"0","client_move_id":"x"}}',
+                    '{"t":"focus","d":{"lost":false}}', '{"t":"focus","d":{"lost":true,"x":1}}',
                     '[1,2]', b"\x00\x01"):
             await ws.send(bad)
             err = await recv_until(ws, "error")
@@ -116,6 +117,8 @@ async def test_spectators_cannot_move_and_bad_tokens_are_closed(url: str) -> Non
         await recv(ws)
         await ws.send('{"t":"move","d":{"move":"a","expected_version":0,"client_move_id":"x"}}')
         assert (await recv_until(ws, "refused"))["d"]["code"] == "auth/missing"
+        await ws.send('{"t":"focus","d":{"lost":true}}')  # racers only, as ready and resign
+        assert (await recv_until(ws, "error"))["d"]["code"] == "auth/missing"
         await ws.send(json.dumps({"t": "auth", "d": {"token": other_token}}))
         welcome = await recv_until(ws, "welcome")
         assert welcome["d"]["racer"] == other  # auth by message: this socket is bob's now

@@ -40,10 +40,12 @@ def test_racer_record_is_model_construct() -> None:
         assert model.model_config.get("extra") != "allow"
     for values in ({"id": "r1", "status": "playing", "log": [("1f", 10)], "foundation_cards": 5,
                     "redeals_used": 0, "merci_used": False, "reach_time_ms": 10,
-                    "finished_ms": None, "final": False},
+                    "finished_ms": None, "final": False, "focus_losses": 0,
+                    "focus_last_ms": None},
                    {"id": "r2", "status": "won", "log": [["1f", 10], ("u", 20)],
                     "foundation_cards": 52, "redeals_used": 2, "merci_used": True,
-                    "reach_time_ms": 900, "finished_ms": 1000, "final": True}):
+                    "reach_time_ms": 900, "finished_ms": 1000, "final": True,
+                    "focus_losses": 3, "focus_last_ms": 700}):
         fast = racer_record(**values)
         _same(fast, RacerRecord.model_construct(**values))
         assert encode_record(fast.stored()) == encode_record(

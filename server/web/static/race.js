@@ -60,7 +60,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   const s = {
     room: null, me: null, token: null, host: store.host(code), game: null, sock: null,
     inflight: null, moveNo: 0, clockAt: 0, countdownAt: 0, mode: null, stopped: false,
-    watchRacer: null, watchTimer: null, end: null,
+    watchRacer: null, watchTimer: null, end: null, focusLost: false, focusSentAt: -Infinity,
   };
   const saved = watch ? null : store.racer(code);
   if (saved) { s.me = saved.racer; s.token = saved.token; }
@@ -408,11 +408,30 @@ export function mountRoom(main, code, { watch = false } = {}) {
   }
   document.addEventListener("keydown", onKey);
 
+  // fair play (docs/fair-play.md, "Focus"): while this racer races, the page hidden or the
+  // window blurred is reported once per loss (blurred then hidden is one) until it is back
+  function onFocusLost() {
+    const me = s.room?.racers.find((r) => r.id === s.me);
+    if (watch || s.focusLost || s.room?.state !== "racing" || !me || me.final || s.game?.final) return;
+    s.focusLost = true;
+    if (performance.now() - s.focusSentAt < 1000) return;
+    s.focusSentAt = performance.now();
+    s.sock?.send({ t: "focus", d: { lost: true } });
+  }
+  function onFocusBack() { if (document.visibilityState === "visible") s.focusLost = false; }
+  function onVisibility() { if (document.visibilityState === "hidden") onFocusLost(); else onFocusBack(); }
+  window.addEventListener("blur", onFocusLost);
+  window.addEventListener("focus", onFocusBack);
+  document.addEventListener("visibilitychange", onVisibility);
+
   load();
   return () => {
     s.stopped = true; clearInterval(tick); clearInterval(s.watchTimer); s.sock?.close(); banner("");
     s.rematchBar?.stop();
     document.removeEventListener("keydown", onKey);
+    window.removeEventListener("blur", onFocusLost);
+    window.removeEventListener("focus", onFocusBack);
+    document.removeEventListener("visibilitychange", onVisibility);
     if (hooks.move === sendMove) hooks.move = null;
   };
 }
