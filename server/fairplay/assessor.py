@@ -10,7 +10,9 @@ judges the race (:func:`server.fairplay.verdict.judge_race`) and stores the
 assessments, taking the race off the queue. A race whose assessment fails
 (the worker timed out or died, a bug) stays queued and is tried again when
 its lease runs out, :data:`~server.archive.fairplay_db.MAX_TRIES` times,
-then dropped with a log line.
+then dropped with a log line. A race of a variant the solver does not handle
+(two decks, free cells: ``house-in-the-wood``, ``fan-with-reserve``) leaves
+the queue unassessed.
 
 **Pacing**: the solver pool also answers racers' hints. While the process
 serves moves (``activity`` moved since the last look), each racer's
@@ -28,8 +30,9 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from server.errors import ArchiveUnavailable
-from server.rules import RuleSet
+from server.rules import RulesError, RuleSet, deal
 from server.runtime.cancel import raise_if_cancelled
+from server.solver.board import check_supported
 from server.solver.pool import SolverBusyError, SolverPool
 
 from .signals import race_signals
@@ -93,20 +96,33 @@ class Assessor:
         done = 0
         for race in claimed:
             try:
-                rows = await self._assess(race)
-            except (SolverBusyError, ValueError, KeyError) as exc:
+                rules = RuleSet.from_json(race["rules"])
+                check_supported(rules, deal(rules, int(race["deal_number"])))
+            except RulesError:  # two decks, free cells: nothing the solver can weigh
+                await self.archive.store_assessments(race["race_id"], [])
+                continue
+            try:
+                rows = await self._assess(rules, race)
+            except ArchiveUnavailable:
+                raise
+            except Exception as exc:  # a worker timed out or died, a bug: try again later
                 self.failed += 1
+                if isinstance(exc, SolverBusyError | RulesError | KeyError | ValueError):
+                    log.warning("fair play: race %s not assessed (%s), try %d",
+                                race["race_id"], type(exc).__name__, race.get("tries", 1))
+                else:
+                    log.error("fair play: assessing race %s failed: %s", race["race_id"],
+                              type(exc).__name__, exc_info=exc)
                 if race.get("tries", 1) >= MAX_TRIES:
-                    log.warning("fair play: race %s not assessed after %d tries (%s); "
-                                "dropped", race["race_id"], race["tries"], type(exc).__name__)
+                    log.warning("fair play: race %s dropped after %d tries", race["race_id"],
+                                race["tries"])
                     await self.archive.drop_assessment(race["race_id"])
                 continue
             await self.archive.store_assessments(race["race_id"], rows)
             done += 1
         return done
 
-    async def _assess(self, race: dict[str, Any]) -> list[dict[str, Any]]:
-        rules = RuleSet.from_json(race["rules"])
+    async def _assess(self, rules: RuleSet, race: dict[str, Any]) -> list[dict[str, Any]]:
         number, key = int(race["deal_number"]), bytes.fromhex(race["redeal_key"])
         rows = []
         for racer in race["racers"]:

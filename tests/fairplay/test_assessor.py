@@ -88,3 +88,14 @@ async def test_a_race_that_keeps_failing_leaves_the_queue(db: ArchiveDb) -> None
         await asyncio.sleep(0.01)  # the lease runs out
     assert assessor.failed == MAX_TRIES
     assert await db.pending_assessments() == 0 and await db.player_assessments(a, 20) == []
+
+
+async def test_a_variant_the_solver_cannot_weigh_leaves_the_queue_unassessed(
+        db: ArchiveDb) -> None:
+    a, _ = await new_player(db, "housebound")
+    await db.write(linked_race({"housebound": a, "x": None}, {"housebound": 1, "x": 2},
+                               variant="house-in-the-wood"))
+    assert await db.pending_assessments() == 1
+    assessor = Assessor(db, _BusyPool())  # type: ignore[arg-type]
+    assert await assessor.run_once() == 0 and assessor.failed == 0
+    assert await db.pending_assessments() == 0 and await db.player_assessments(a, 20) == []
