@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from server.errors import ArchiveUnavailable
 from server.rules import RulesError, RuleSet, deal
+from server.runtime import metrics
 from server.runtime.cancel import raise_if_cancelled
 from server.solver.board import check_supported
 from server.solver.pool import SolverBusyError, SolverPool
@@ -133,6 +134,7 @@ class Assessor:
                 focus_losses=int(racer.get("focus_losses") or 0), budget_s=self.budget_s,
                 total_s=JOB_BUDGET_S * 0.8)
             judged = judge_race(signals)
+            metrics.RACERS_ASSESSED.labels(judged.verdict).inc()
             rows.append({"racer_id": racer["racer_id"], "player_id": racer["player_id"],
                          "variant": rules.id, "ended_at_ms": int(race["ended_at_ms"]),
                          "archived_at_ms": int(race["archived_at_ms"]),

@@ -117,6 +117,9 @@ ARCHIVE_PENDING = Gauge("lucie_archive_pending",
 ARCHIVE_OUTAGE = Gauge("lucie_archive_outage",
                        "1 while this process's archiver is paused because the database "
                        "(or the store) does not answer", multiprocess_mode="max")
+RACERS_ASSESSED = Counter("lucie_racers_assessed",
+                          "Player-racers of rated races this process assessed for fair play, "
+                          "by the race's verdict (docs/fair-play.md)", ["verdict"])
 SOLVER_JOBS = Gauge("lucie_solver_jobs",
                     "Solver jobs of this process: running (on a worker) or queued",
                     ["state"], multiprocess_mode="livesum")

@@ -139,6 +139,8 @@ async def test_a_solver_script_reaches_the_queue_and_a_verdict_refunds_its_victi
         assert hal.status_code == 200 and hal.json()["judgement"]["verdict"] == "clean"
         assert len(hal.json()["races"]) == 3
         assert all(e["player"]["id"] != victim["id"] for e in listed)
+        scraped = (await api.get(url + "/metrics")).text
+        assert 'lucie_racers_assessed_total{verdict="clean"}' in scraped
         # flags are never shown to other players: the public profile says nothing
         assert (await api.get(f"/players/{cheat['id']}")).json()["fair_play"] is None
 
