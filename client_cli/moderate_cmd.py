@@ -2,15 +2,20 @@
 moderators (docs/fair-play.md, "Moderation").
 
 The server's ``LUCIE_MODERATOR_TOKEN`` gives each moderator a token; pass
-yours as ``--token`` or in ``$LUCIE_MODERATOR_TOKEN`` (never on a shared
-command line history if you can help it). The server records your
+yours as ``--token`` or in ``$LUCIE_MODERATOR_TOKEN`` (your token alone, or
+your ``name:token`` pair; the server's list of several is refused — the
+environment keeps it out of your shell history). The server records your
 token's name with every verdict.
 
 - ``lucie moderate`` (or ``lucie moderate queue``): the players whose
   assessed rated races reach ``review``, ``likely_assisted`` first, with
   their score, reasons and races (links to replays and comparisons);
-- ``lucie moderate show PLAYER``: one player's file — every assessed race,
-  its signals, and the verdicts so far;
+- ``lucie moderate show PLAYER``: one player's file — their verdict now,
+  every assessed race with its signals (critical positions found, hard
+  layouts solved, solver loss in cards, agreement, undos, each layout's
+  cards reached / best (the plain strategy's), mean gap and its variation,
+  share of actions under 250 ms, focus losses) and its links in full (the
+  race, the replay, the comparison with the winner), and the verdicts so far;
 - ``lucie moderate verdict PLAYER cleared|assisted --note TEXT``: record a
   verdict. ``assisted`` takes the player's races of the window out of the
   ratings (their rivals are refunded) and the leaderboards, and makes them
@@ -42,7 +47,15 @@ TOKEN_VARIABLE = "LUCIE_MODERATOR_TOKEN"
 
 
 def _token(args: argparse.Namespace) -> str:
-    token = args.token or os.environ.get(TOKEN_VARIABLE, "").split(",")[0].rpartition(":")[2]
+    """``--token``, else ``$LUCIE_MODERATOR_TOKEN`` holding one token (bare, or one
+    ``name:token`` pair as the server's setting writes it)."""
+    if args.token:
+        return str(args.token)
+    text = os.environ.get(TOKEN_VARIABLE, "").strip()
+    if "," in text:
+        raise ApiError("client/usage", f"${TOKEN_VARIABLE} holds several moderators' tokens "
+                       "(the server's setting): pass yours with --token TOKEN")
+    token = text.rpartition(":")[2].strip()
     if not token:
         raise ApiError("client/usage", f"a moderator token is needed: --token TOKEN or "
                        f"${TOKEN_VARIABLE}")
@@ -64,11 +77,33 @@ def queue_rows(queue: list[dict[str, Any]]) -> list[tuple[str, ...]]:
              str(e["races_read"]), "; ".join(e["reasons"][1:3])) for e in queue]
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
 def _races(races: list[dict[str, Any]]) -> None:
-    rows = [(fmt_when(r["ended_at_ms"]), r["room"], r["verdict"], f"{r['score']:.1f}",
-             "; ".join(r["reasons"][:2]) or "-", r["links"]["replay"]) for r in races]
+    """Each assessed race: its score and every signal, then its links in full."""
+    rows = []
+    for r in races:
+        g = r["signals"]
+        layouts = " ".join(f"{lay['reached']}/{lay['best']}({lay['yardstick']})"
+                           for lay in g.get("layouts", []))
+        gap = g.get("gap_mean_ms")
+        rows.append((fmt_when(r["ended_at_ms"]), r["room"], f"{r['score']:.1f}",
+                     f"{g.get('found', 0)}/{g.get('critical', 0)}",
+                     f"{g.get('hard_solved', 0)}/{g.get('hard_layouts', 0)}",
+                     str(g.get("loss_cards", 0)), _pct(g.get("agreement")),
+                     str(g.get("undos", 0)), layouts or "-",
+                     "-" if gap is None else f"{gap / 1000:.1f}s",
+                     "-" if g.get("gap_cv") is None else f"{g['gap_cv']:.2f}",
+                     _pct(g.get("fast_share")), str(g.get("focus_losses", 0))))
     print_table("Assessed races (newest first)",
-                ["ended", "room", "race verdict", "score", "signals", "replay"], rows)
+                ["ended", "room", "score", "found", "hard", "loss", "agree", "undos",
+                 "layouts reached/best(plain)", "gap", "cv", "<250ms", "focus"], rows)
+    for r in races:
+        links = r["links"]
+        say(f"{r['room']}: race {links['race']} · replay {links['replay']}"
+            + (f" · vs winner {links['compare']}" if links.get("compare") else ""))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -99,7 +134,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _show(file: dict[str, Any]) -> int:
     p, j = file["player"], file["judgement"]
-    say(f"{p['name']} ({p['id']}) · now {j['verdict']} at {j['score']:.1f} points over "
+    now = j["verdict"] if j["ready"] else "no verdict yet (too few races)"
+    say(f"{p['name']} ({p['id']}) · {now}: {j['score']:.1f} points over "
         f"{j['races_read']} races" + (f" · standing: {file['fair_play']}"
                                       if file["fair_play"] else ""))
     for reason in j["reasons"]:

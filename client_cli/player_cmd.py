@@ -172,6 +172,8 @@ def _me(args: argparse.Namespace) -> int:
         if histories:
             print_chart(rating_chart(histories, width=chart_width(),
                                      color=console.is_terminal))
+        elif notice:
+            say("Your races are unrated since that verdict: no rating moves.")
         else:
             say("No rated race yet: a rating moves after each ranked race with two "
                 "or more players; computer racers (bot-…) and anonymous racers do not "

@@ -65,7 +65,7 @@ from server.runtime.logs import log_config
 from server.runtime.metrics import process_exit
 from server.runtime.redact import install as install_redaction
 from server.runtime.redis_url import cluster_mode_error
-from server.runtime.settings import Settings, SettingsError
+from server.runtime.settings import Settings, SettingsError, moderators
 from server.runtime.uvicorn_protocols import protocols
 from server.solver import SolverPool
 from server.store import LiveStore, open_store
@@ -157,7 +157,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.players = archive  # server.records.players.PlayerArchive
         app.state.moderation = Moderation(
             archive, functools.partial(forget_player_results, boards), boards,
-            min_races=settings.fairplay_min_races)
+            min_races=settings.fair_play_min_races)
+        if settings.moderator_token is None:
+            log.info("moderation: off (no LUCIE_MODERATOR_TOKEN); rated races are still "
+                     "assessed")
+        else:
+            names = sorted(set(moderators(settings.moderator_token.get_secret_value())
+                               .values()))
+            log.info("moderation: on for %s (docs/fair-play.md)", ", ".join(names))
         assessor = Assessor(archive, pool, activity=metrics.moves_accepted)
         app.state.assessor = assessor
         archiving = asyncio.create_task(archiver.run())

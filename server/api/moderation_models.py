@@ -85,6 +85,7 @@ class QueueEntry(_View):
     score: float
     reasons: list[str]
     races_read: int
+    ready: bool
     races: list[AssessedRace] = Field(description="newest first")
     previous: list[VerdictRecord]
 
@@ -97,12 +98,15 @@ class ModerationQueue(_View):
 
 
 class Judged(_View):
-    """A player's verdict over their last races."""
+    """A player's verdict over their last races (after a ``cleared``: the races
+    since it)."""
 
     verdict: Literal["clean", "review", "likely_assisted"]
     score: float
     reasons: list[str]
     races_read: int
+    ready: bool = Field(description="false: fewer races than min_races, no verdict yet "
+                                    "(`clean` whatever the score)")
 
 
 class PlayerFile(_View):

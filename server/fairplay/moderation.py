@@ -24,6 +24,7 @@ Flags are never shown to other players: only moderators read this.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, Literal, Protocol
@@ -35,6 +36,8 @@ __all__ = ["CLEARED_SILENCE_MS", "Moderation", "ModerationArchive"]
 
 CLEARED_SILENCE_MS: Final = 30 * 24 * 3600 * 1000
 """After ``cleared``, the player is not listed again for this long (30 days)."""
+log = logging.getLogger("server.fairplay")
+
 _WINDOW: Final = int(THRESHOLDS["window"].value)
 _ORDER: Final = {"likely_assisted": 0, "review": 1, "clean": 2}
 
@@ -66,7 +69,7 @@ leaderboards and bar them (``server.records.leaderboard.forget_player_results``)
 
 class Moderation:
     """The queue and the verdicts (module docstring). ``min_races``: races a
-    player's verdict needs (``LUCIE_FAIRPLAY_MIN_RACES``)."""
+    player's verdict needs (``LUCIE_FAIR_PLAY_MIN_RACES``)."""
 
     def __init__(self, archive: ModerationArchive, forget_results: ForgetResults,
                  boards: Boards, *, min_races: int | None = None) -> None:
@@ -111,13 +114,18 @@ class Moderation:
 
     async def player(self, player: dict[str, Any]) -> dict[str, Any]:
         """One player's file for a moderator, whatever their verdict:
-        ``{"player", "fair_play", "judgement", "races", "verdicts"}``.
+        ``{"player", "fair_play", "judgement", "races", "verdicts"}`` — the
+        judgement as the queue makes it (after a ``cleared``, over the races
+        since), the races the last ``window`` whatever the verdicts.
 
         :raises ArchiveUnavailable:
         """
         standing = await self.archive.fair_play_of(player["id"]) or {}
         rows = await self.archive.player_assessments(player["id"], _WINDOW)
-        judged = judge_player([RaceSignals.from_json(r["signals"]) for r in rows],
+        since = standing.get("fair_play_at_ms") if standing.get("fair_play") == "cleared" \
+            else None
+        counted = await self.archive.player_assessments(player["id"], _WINDOW, since)
+        judged = judge_player([RaceSignals.from_json(r["signals"]) for r in counted],
                               min_races=self.min_races)
         return {"player": {"id": player["id"], "name": player["name"]},
                 "fair_play": standing.get("fair_play"),
@@ -141,6 +149,8 @@ class Moderation:
         done = await self.archive.record_verdict(
             player["id"], verdict, note, moderator,
             [r["race_id"] for r in rows] if verdict == "assisted" else [], judged.score)
+        log.info("fair play: %s recorded %s for player %s (%d races out of the ratings)",
+                 moderator, verdict, player["id"], len(done["races"]))
         if verdict == "assisted":
             await self.forget_results(player["id"], done["races"])
         else:  # an appeal that holds: on the boards again from now on

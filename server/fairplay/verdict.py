@@ -12,13 +12,15 @@ player who takes the solver's move half the time against the honest players
 of ``python -m bench fairplay`` (there, an honest player finds 8–28 % of
 critical moves and solves 0–12 % of hard layouts; the solver finds them
 all). Timing and focus add to the score only as supporting evidence, each
-race at most once per kind: a race played faster than a person reads the
-board, to a metronome, or with the page losing focus again and again.
+race at most once per kind and only in a race whose solver signals already
+score above zero: a race played faster than a person reads the board, to a
+metronome, or with the page losing focus again and again. Nobody is listed
+for timing or focus alone.
 
 A race's score gives the race's verdict and reasons (shown to moderators);
 a player's verdict sums the scores of their last ``window`` assessed rated
-races, and needs at least ``min_races`` of them: one race decides nothing,
-and one perfect game by a strong honest player stays far below ``review``.
+races, and needs at least ``min_races`` of them (below that: ``clean``, not
+``ready``): one race decides nothing.
 
 Verdicts: ``clean`` (below ``review``), ``review`` (the moderation queue
 lists the player), ``likely_assisted`` (listed first). Nothing is decided
@@ -78,7 +80,7 @@ _TABLE: Final = (
     Threshold("review", 5.0, "points", "a score at least this is `review`"),
     Threshold("likely_assisted", 20.0, "points", "a score at least this is `likely_assisted`"),
     Threshold("min_races", 5, "races", "a player's verdict needs this many assessed rated "
-              "races (`LUCIE_FAIRPLAY_MIN_RACES`)"),
+              "races (`LUCIE_FAIR_PLAY_MIN_RACES`)"),
     Threshold("window", 20, "races", "a player's verdict reads their last this many assessed "
               "rated races"),
 )
@@ -101,11 +103,13 @@ class Judgement:
     score: float
     reasons: tuple[str, ...]
     races: int = 1
+    ready: bool = True
+    """Enough races were read for a player's verdict (``min_races``)."""
 
     def to_json(self) -> dict[str, object]:
-        """``{"verdict", "score", "reasons", "races_read"}``."""
+        """``{"verdict", "score", "reasons", "races_read", "ready"}``."""
         return {"verdict": self.verdict, "score": round(self.score, 2),
-                "reasons": list(self.reasons), "races_read": self.races}
+                "reasons": list(self.reasons), "races_read": self.races, "ready": self.ready}
 
 
 def _verdict(score: float) -> Verdict:
@@ -127,17 +131,20 @@ def race_score(s: RaceSignals) -> tuple[float, list[str]]:
                        "critical positions")
     if s.hard_layouts:
         reasons.append(f"solved {s.hard_solved} of {s.hard_layouts} hard layouts")
+    # supporting evidence counts only in a race the solver signals already
+    # point at: nobody is listed for timing or focus alone
+    support = 0.0
     if s.fast_share is not None and s.fast_share >= _v("fast_share"):
-        score += _v("fast_points")
+        support += _v("fast_points")
         reasons.append(f"{s.fast_share:.0%} of actions under 250 ms")
     gaps = max(0, s.moves - 1)
     if s.gap_cv is not None and gaps >= 20 and s.gap_cv <= _v("metronome_cv"):
-        score += _v("metronome_points")
+        support += _v("metronome_points")
         reasons.append(f"metronome timing (gap variation {s.gap_cv:.2f})")
     if s.focus_losses >= _v("focus_losses") and s.focus_losses * 10 >= s.moves:
-        score += _v("focus_points")
+        support += _v("focus_points")
         reasons.append(f"the page lost focus {s.focus_losses} times")
-    return score, reasons
+    return (score + support if score > 0 else score), reasons
 
 
 def judge_race(s: RaceSignals) -> Judgement:
@@ -171,4 +178,4 @@ def judge_player(races: Sequence[RaceSignals], *, min_races: int | None = None) 
     verdict = _verdict(score) if len(recent) >= need else "clean"
     if len(recent) < need:
         reasons.append(f"fewer than {need} races: no verdict yet")
-    return Judgement(verdict, score, tuple(reasons), len(recent))
+    return Judgement(verdict, score, tuple(reasons), len(recent), len(recent) >= need)

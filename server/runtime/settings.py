@@ -230,7 +230,7 @@ class Settings(BaseSettings):
                           "`name:token` pairs, comma-separated (a bare token is named "
                           "`moderator`); unset: the moderation routes answer 404",
         json_schema_extra=_range("`name:token,…`, tokens of 16+ characters"))
-    fairplay_min_races: int = Field(5, ge=1, le=20,
+    fair_play_min_races: int = Field(5, ge=1, le=20,
                                     description="assessed rated races a player's fair-play "
                                                 "verdict needs (docs/fair-play.md)")
     fair_play_contact: str = Field(
@@ -373,6 +373,8 @@ def env_name(field: str) -> str:
 def _env_value(value: object) -> str:
     if value is None:
         return ""
+    if isinstance(value, SecretStr):  # the moderators' names, never their tokens
+        return ",".join(f"{name}:***" for name in moderators(value.get_secret_value()).values())
     if isinstance(value, bool):
         return "true" if value else "false"
     return redact(str(value))

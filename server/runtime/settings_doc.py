@@ -15,6 +15,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
 from .settings import ENV_FILE_VARIABLE, Settings, env_name
@@ -74,7 +75,8 @@ def _type(info: FieldInfo) -> str:
         return "choice"
     args = [a for a in typing.get_args(kind) if a is not type(None)]
     kind = args[0] if args else kind
-    names: dict[Any, str] = {int: "integer", float: "number", bool: "boolean", str: "string"}
+    names: dict[Any, str] = {int: "integer", float: "number", bool: "boolean", str: "string",
+                             SecretStr: "secret string"}
     return names.get(kind, "?")
 
 

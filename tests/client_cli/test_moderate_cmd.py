@@ -26,7 +26,7 @@ RULES = RuleSet.from_json({"variant": "belle-lucie"})
 @pytest.fixture(scope="module")
 def url(server_factory: ServerFactory) -> str:
     return server_factory(LUCIE_MODERATOR_TOKEN=f"carol:{TOKEN}",
-                          LUCIE_FAIRPLAY_MIN_RACES="1", LUCIE_ARCHIVE_PERIOD_S="0.2")
+                          LUCIE_FAIR_PLAY_MIN_RACES="1", LUCIE_ARCHIVE_PERIOD_S="0.2")
 
 
 async def _solver_race(url: str) -> None:
@@ -69,6 +69,7 @@ def test_queue_show_and_verdict(url: str, capsys: pytest.CaptureFixture[str],
     assert main(["moderate", "show", "sam solver", "--server", url]) == 0
     out = capsys.readouterr().out
     assert "Sam Solver" in out and "critical positions" in out and "Assessed races" in out
+    assert "/api/v1/rooms/" in out and "/replay" in out  # links in full
     assert main(["moderate", "verdict", "Sam Solver", "assisted", "--note", "line of the "
                  "solver", "--yes", "--server", url]) == 0
     out = capsys.readouterr().out
@@ -87,6 +88,10 @@ def test_refusals_are_clear(url: str, server_factory: ServerFactory,
     assert "does not know that moderator token" in capsys.readouterr().err
     assert main(["moderate", "--server", url]) == 1
     assert "a moderator token is needed" in capsys.readouterr().err
+    monkeypatch.setenv("LUCIE_MODERATOR_TOKEN", f"carol:{TOKEN},dan:{TOKEN[::-1]}")
+    assert main(["moderate", "--server", url]) == 1  # the server's list: whose is it?
+    assert "holds several moderators' tokens" in capsys.readouterr().err
+    monkeypatch.delenv("LUCIE_MODERATOR_TOKEN")
     assert main(["moderate", "verdict", "x", "--server", url, "--token", TOKEN]) == 2
     assert "cleared or assisted" in capsys.readouterr().err
     assert main(["moderate", "verdict", "nobody", "cleared", "--server", url,

@@ -102,7 +102,7 @@ async def _until(fetch: Callable[[], Any], ready: Callable[[Any], bool],
 
 @pytest.fixture(scope="module")
 def url(server_factory: ServerFactory) -> str:
-    return str(server_factory(LUCIE_MODERATOR_TOKEN=MODERATOR, LUCIE_FAIRPLAY_MIN_RACES="3",
+    return str(server_factory(LUCIE_MODERATOR_TOKEN=MODERATOR, LUCIE_FAIR_PLAY_MIN_RACES="3",
                               LUCIE_ARCHIVE_PERIOD_S="0.2",
                               LUCIE_FAIR_PLAY_CONTACT="fairplay@example.org"))
 

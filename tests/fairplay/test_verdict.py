@@ -39,18 +39,29 @@ def test_a_race_scores_found_moves_and_solved_layouts_against_misses_and_loss() 
 
 
 def test_timing_and_focus_are_supporting_evidence_once_per_race() -> None:
-    base = race_score(HONEST)[0]
     v = {k: t.value for k, t in THRESHOLDS.items()}
-    assert race_score(_race(fast=0.6))[0] == base + v["fast_points"]
-    assert race_score(_race(cv=0.1))[0] == base + v["metronome_points"]
-    assert race_score(_race(cv=0.1, moves=15))[0] == base  # too few gaps to tell
-    assert race_score(_race(focus=6))[0] == base + v["focus_points"]
-    assert race_score(_race(focus=6, moves=200))[0] == base  # once in 33 moves: nothing
-    assert "metronome timing (gap variation 0.10)" in race_score(_race(cv=0.1))[1]
+    strong = {"found": 6, "loss": 0}  # a race the solver signals already point at
+    base = race_score(_race(**strong))[0]
+    assert base > 0
+    assert race_score(_race(**strong, fast=0.6))[0] == base + v["fast_points"]
+    assert race_score(_race(**strong, cv=0.1))[0] == base + v["metronome_points"]
+    assert race_score(_race(**strong, cv=0.1, moves=15))[0] == base  # too few gaps to tell
+    assert race_score(_race(**strong, focus=6))[0] == base + v["focus_points"]
+    assert race_score(_race(**strong, focus=6, moves=200))[0] == base  # once in 33 moves
+    assert "metronome timing (gap variation 0.10)" in race_score(_race(**strong, cv=0.1))[1]
+
+
+def test_nobody_is_listed_for_timing_or_focus_alone() -> None:
+    scripted = _race(fast=0.9, cv=0.05, focus=30, critical=0, found=0, hard=0, loss=0)
+    score, reasons = race_score(scripted)
+    assert score == 0 and len(reasons) == 3  # said, not counted
+    assert judge_player([scripted] * 20).verdict == "clean"
+    assert race_score(_race(fast=0.9, cv=0.05, focus=30))[0] == race_score(HONEST)[0]
 
 
 def test_one_race_decides_nothing() -> None:
     assert judge_player([ASSISTED] * 4).verdict == "clean"
+    assert not judge_player([ASSISTED] * 4).ready and judge_player([ASSISTED] * 5).ready
     assert "fewer than 5 races" in judge_player([ASSISTED] * 4).reasons[-1]
     assert judge_player([ASSISTED] * 5).verdict == "likely_assisted"
     assert judge_player([ASSISTED] * 4, min_races=3).verdict == "likely_assisted"
