@@ -27,7 +27,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import unicodedata
 from typing import Any
+from urllib.parse import quote
 
 from .api import ApiError, LucieClient
 from .common import (
@@ -62,6 +64,12 @@ def _token(args: argparse.Namespace) -> str:
     return token
 
 
+def _plain(text: object) -> str:
+    """Server text (notes, names, reasons) safe for a terminal: control and
+    format characters (escape sequences, bidi overrides, NUL) become ``?``."""
+    return "".join("?" if unicodedata.category(c)[0] == "C" else c for c in str(text))
+
+
 def _words(exc: ApiError) -> ApiError:
     if exc.code == "request/not_found":
         return ApiError(exc.code, "this server has no moderation (its operator sets "
@@ -73,8 +81,9 @@ def _words(exc: ApiError) -> ApiError:
 
 def queue_rows(queue: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     """One row per queued player: name, id, verdict, score, races read, reasons."""
-    return [(e["player"]["name"], e["player"]["id"], e["verdict"], f"{e['score']:.1f}",
-             str(e["races_read"]), "; ".join(e["reasons"][1:3])) for e in queue]
+    return [(_plain(e["player"]["name"]), e["player"]["id"], e["verdict"],
+             f"{e['score']:.1f}", str(e["races_read"]),
+             _plain("; ".join(e["reasons"][1:3]))) for e in queue]
 
 
 def _pct(value: float | None) -> str:
@@ -113,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
             try:
                 if args.action == "show":
                     return _show(await client.get_json(
-                        f"/moderation/players/{args.player}", token))
+                        f"/moderation/players/{quote(args.player, safe='')}", token))
                 if args.action == "verdict":
                     return await _verdict(client, args, token)
                 got = await client.get_json("/moderation/queue", token)
@@ -135,15 +144,16 @@ def _run(args: argparse.Namespace) -> int:
 def _show(file: dict[str, Any]) -> int:
     p, j = file["player"], file["judgement"]
     now = j["verdict"] if j["ready"] else "no verdict yet (too few races)"
-    say(f"{p['name']} ({p['id']}) · {now}: {j['score']:.1f} points over "
+    say(f"{_plain(p['name'])} ({p['id']}) · {now}: {j['score']:.1f} points over "
         f"{j['races_read']} races" + (f" · standing: {file['fair_play']}"
                                       if file["fair_play"] else ""))
     for reason in j["reasons"]:
-        say(f"  - {reason}")
+        say(f"  - {_plain(reason)}")
     if file["races"]:
         _races(file["races"])
     for v in file["verdicts"]:
-        say(f"{fmt_when(v['at_ms'])}: {v['verdict']} by {v['moderator']} — {v['note']}")
+        say(f"{fmt_when(v['at_ms'])}: {v['verdict']} by {_plain(v['moderator'])} — "
+            f"{_plain(v['note'])}")
     return 0
 
 
@@ -160,9 +170,10 @@ async def _verdict(client: LucieClient, args: argparse.Namespace, token: str) ->
         if answer.strip().lower() not in ("y", "yes"):
             say("Nothing recorded.")
             return 1
-    done = await client.post_json(f"/moderation/players/{args.player}/verdict",
+    done = await client.post_json(f"/moderation/players/{quote(args.player, safe='')}/verdict",
                                   {"verdict": args.verdict, "note": args.note}, token)
-    say(f"Recorded: {done['player']['name']} {done['verdict']} by {done['moderator']}"
+    say(f"Recorded: {_plain(done['player']['name'])} {done['verdict']} by "
+        f"{_plain(done['moderator'])}"
         + (f" · {done['races_removed']} races out of ratings and boards, "
            f"{len(done['refunded'])} players' ratings recomputed"
            if done["verdict"] == "assisted" else ""))
@@ -192,6 +203,10 @@ def add_parser(sub: Subparsers) -> None:
 def _check_then_run(args: argparse.Namespace) -> int:
     if args.action in ("show", "verdict") and not args.player:
         print(f"lucie moderate {args.action}: name a PLAYER", file=sys.stderr)
+        return 2
+    if args.player is not None and ("/" in args.player or args.player.strip(".") == ""):
+        print(f"lucie moderate {args.action}: {args.player!r} is not a player id or name",
+              file=sys.stderr)
         return 2
     if args.action == "verdict" and not args.verdict:
         print("lucie moderate verdict: give the VERDICT, cleared or assisted", file=sys.stderr)

@@ -319,22 +319,25 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
         target = self._watch_target()
         if target is None:
             return
+        watching = target != self.seat.racer  # a spectator, or a racer whose result is final
         try:
             game = await self.client.game(self.seat.room, target, self.seat.token)
         except ApiError as exc:
-            if self.seat.racer is not None:
-                self.say(f"could not load the game: {exc.message}", "refused")
-            elif exc.code.startswith("race/hidden"):
+            if watching and exc.code.startswith("race/hidden"):
                 self._watch_note(hidden_note(exc.code))
+            elif self.seat.racer is not None:
+                self.say(f"could not load the game: {exc.message}", "refused")
             return
         self._set_game(game)
-        if self.seat.racer is None:
+        if watching:
             self._watch_note(delay_note(game.delay_ms))
 
     async def _refresh_delayed(self) -> None:
-        """A spectator's board during the race lags the race clock: follow it
-        every few seconds, not only when the watched racer moves."""
-        if self.seat.racer is None and self.room is not None and self.room.state == "racing":
+        """A watched board during the race lags the race clock (a spectator's,
+        and a finished racer's until the race is over): follow it every few
+        seconds, not only when the watched racer moves."""
+        if self.room is not None and self.room.state == "racing" \
+                and self._watch_target() != self.seat.racer:
             await self._refresh_game()
             self._render_all()
 

@@ -143,8 +143,9 @@ class Controls:
         elif low.startswith("w ") and self.seat.racer is None:
             await self._watch(text[2:].strip())
         elif low.startswith("w ") and not self._may_watch():
-            self.say("fair play: rivals' boards stay hidden while you race; "
-                     "type w NAME again once your result is final", "refused")
+            self.say("fair play: rivals' boards stay hidden while you race; once your "
+                     "result is final, w NAME shows them as spectators see them (late)",
+                     "refused")
         elif low.startswith("w "):
             await self._watch(text[2:].strip())
         elif low in ("ready", "unready"):

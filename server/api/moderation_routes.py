@@ -79,16 +79,16 @@ MODERATION_ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/moderation/queue",
              "Players whose assessed races reach review, likely_assisted first", queue, None,
              ModerationQueue, auth="moderator", errors=_AUTH, operation_id="getModerationQueue",
-             store="none"),
+             store="none", guard=moderator_of),
     Endpoint("GET", "/moderation/players/{player}",
              "A player's fair-play file: assessed races, judgement, verdicts", player_file,
              None, PlayerFile, auth="moderator", errors=(*_AUTH, "player/not_found"),
-             operation_id="getModerationPlayer", store="none"),
+             operation_id="getModerationPlayer", store="none", guard=moderator_of),
     Endpoint("POST", "/moderation/players/{player}/verdict",
              "Record a verdict: cleared, or assisted (races out of ratings and boards)",
              verdict, VerdictBody, VerdictDone, auth="moderator",
              errors=(*_AUTH, "player/not_found", "request/invalid", "store/unavailable"),
-             operation_id="recordModerationVerdict", store="none"),
+             operation_id="recordModerationVerdict", store="none", guard=moderator_of),
 )
 """Moderation routes, in documentation order."""
 

@@ -73,6 +73,9 @@ class Endpoint:
     store: Literal["none", "read", "write"] = "write"
     """What the route does with the store: ``read`` may answer 503
     ``store/unavailable``, ``write`` also ``store/busy``; ``none`` neither."""
+    guard: Callable[[Request], object] | None = None
+    """Checked before the body is read: a route this server may not have, or
+    whose token comes first (moderation), answers so whatever the body."""
 
 
 def bearer_token(request_headers: Any) -> str | None:
@@ -147,6 +150,8 @@ def wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
 
     async def handle(request: Request) -> Response:
         admit(request, endpoint)
+        if endpoint.guard is not None:
+            endpoint.guard(request)
         body = None
         if endpoint.body is not None:
             raw = await _read_body(request, request.app.state.settings.max_body)

@@ -139,6 +139,12 @@ def decide_leave(loaded: Loaded, cmd: Leave, config: RaceConfig) -> Outcome[None
         raise err.KickAfterStart("the race has started: the host may close the room "
                                  "(unrated) but no longer remove a racer",
                                  {"racer": cmd.racer_id, "state": room.state})
+    if kicked and room.series is not None and room.series.race > 1:
+        # the series has started: a racer kicked between races would lose the rest
+        raise err.KickAfterStart("the series has started: the host may close the room "
+                                 "but no longer remove a racer",
+                                 {"racer": cmd.racer_id, "state": room.state,
+                                  "series_race": room.series.race})
     if room.state in ("waiting", "countdown"):
         roster = [e for e in room.roster if e.id != cmd.racer_id]
         update: dict[str, Any] = {"roster": roster}

@@ -1,6 +1,7 @@
 """Fair play on the full-screen board, against a real ``lucie-server`` process:
 a spectator's board is late and says so; a racer's ``w NAME`` waits for their
-own result (docs/protocol.md, "Fair play")."""
+own result, then shows rivals late too until the race is over (docs/protocol.md,
+"Fair play")."""
 
 from __future__ import annotations
 
@@ -93,4 +94,6 @@ async def test_a_racer_may_watch_others_only_once_their_result_is_final(
         await pilot.press(*keys("w bob"), "enter")
         await until(lambda: app.game is not None and app.game.racer == bob.racer.id,
                     what="bob's board")
-        assert app.game is not None and app.game.version == 1 and app.game.delay_ms == 0
+        # as a spectator sees it until the race is over: late (the spare-seat trick)
+        assert app.game is not None and app.game.version == 0 and app.game.delay_ms > 0
+        await until(lambda: "s behind" in text_of(app, "#message"), what="the delay said")

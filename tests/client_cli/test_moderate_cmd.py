@@ -78,6 +78,12 @@ def test_queue_show_and_verdict(url: str, capsys: pytest.CaptureFixture[str],
     assert "Nobody to review" in capsys.readouterr().out
     assert main(["moderate", "show", "Sam Solver", "--server", url]) == 0
     assert "assisted by carol — line of the solver" in capsys.readouterr().out
+    assert main(["moderate", "verdict", "Sam Solver", "cleared", "--note",
+                 "appeal \x1b]0;pwned\x07 upheld \u202e", "--server", url]) == 0
+    capsys.readouterr()
+    assert main(["moderate", "show", "Sam Solver", "--server", url]) == 0
+    out = capsys.readouterr().out
+    assert "appeal ?]0;pwned? upheld ?" in out and "\x1b" not in out
 
 
 def test_refusals_are_clear(url: str, server_factory: ServerFactory,
@@ -97,6 +103,10 @@ def test_refusals_are_clear(url: str, server_factory: ServerFactory,
     assert main(["moderate", "verdict", "nobody", "cleared", "--server", url,
                  "--token", TOKEN]) == 1
     assert "--note" in capsys.readouterr().err
+    assert main(["moderate", "show", "../queue", "--server", url, "--token", TOKEN]) == 2
+    assert "is not a player id or name" in capsys.readouterr().err
+    assert main(["moderate", "show", "nobody here", "--server", url, "--token", TOKEN]) == 1
+    assert "no player 'nobody here'" in capsys.readouterr().err
     plain = server_factory()
     assert main(["moderate", "--server", plain, "--token", TOKEN]) == 1
     assert "has no moderation" in capsys.readouterr().err

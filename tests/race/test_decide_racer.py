@@ -285,6 +285,9 @@ LEAVE_REFUSALS = [
                  id="kick-after-start"),
     pytest.param(room("racing"), "a", HOST, FINAL_A, "room/kick_after_start",
                  id="kick-result-final"),
+    pytest.param(room("countdown", series={"id": "s1", "race": 2, "races": 3,
+                                           "break_ms": 5_000}),
+                 "a", HOST, None, "room/kick_after_start", id="kick-between-series-races"),
 ]
 
 
@@ -300,9 +303,13 @@ def test_a_kick_is_a_leave_with_the_host_token() -> None:
     assert refusal(decided(load(room()), Kick(CODE, "a", None))) == "auth/missing"
 
 
-@pytest.mark.parametrize("token", [ADA, HOST], ids=["leaves", "kicked"])
-def test_leave_before_the_start_takes_the_racer_off(token: str) -> None:
-    rm = room()
+@pytest.mark.parametrize(("token", "series"), [
+    (ADA, None), (HOST, None), (HOST, {"id": "s1", "race": 1, "races": 3, "break_ms": 0}),
+    (ADA, {"id": "s1", "race": 2, "races": 3, "break_ms": 0})],
+    ids=["leaves", "kicked", "kicked-before-the-series", "leaves-between-series-races"])
+def test_leave_before_the_start_takes_the_racer_off(token: str,
+                                                    series: dict[str, int] | None) -> None:
+    rm = room(series=series)
     out = accepted(decided(load(rm), Leave(CODE, "a", token)))
     new = out.room
     assert new is not None and out.racer is None and out.reply is None
