@@ -165,7 +165,8 @@ class FairPlayQueries:
                              note: str, moderator: str, race_ids: list[str],
                              score: float | None) -> dict[str, Any]:
         """Keep a moderator's verdict and set the player's standing; for
-        ``assisted``, the rating refund over ``race_ids`` in the same
+        ``assisted`` (unless the player is ``assisted`` already: then nothing
+        more is taken out), the rating refund over ``race_ids`` in the same
         transaction → ``{"verdict_id", "at_ms", "races": [{"race_id",
         "variant", "deal_number", "name", "created_ms", "ended_at_ms"}],
         "refunded": [player ids]}`` (the races' rows, for the leaderboards).
@@ -176,11 +177,13 @@ class FairPlayQueries:
         now = _now()
         with self._guard():
             async with self.engine.begin() as conn:
-                found = (await conn.execute(select(_p.player_id).where(
+                found = (await conn.execute(select(_p.player_id, _p.fair_play).where(
                     _p.player_id == player_id).with_for_update())).first()
                 if found is None:
                     raise PlayerNotFound(f"no player {player_id!r}", {"player": player_id})
-                taken = race_ids if verdict == "assisted" else []
+                # a second `assisted` (two moderators at once) takes nothing out again
+                again = found.fair_play == "assisted"
+                taken = race_ids if verdict == "assisted" and not again else []
                 done = await conn.execute(insert(moderation_verdicts).values(
                     player_id=player_id, verdict=verdict, note=note, moderator=moderator,
                     at_ms=now, races=taken, score=score))

@@ -110,10 +110,15 @@ class FairPlayContract:
         board = await db.rating_board("belle-lucie", 20)
         assert cheat not in [e["player"]["id"] for e in board["entries"]]
         assert (await db.fair_play_of(cheat))["fair_play"] == "assisted"  # type: ignore[index]
-        (kept,) = await db.verdicts(cheat)
+        (kept,) = await db.verdicts(cheat)  # before the second one below
         assert (kept["verdict"], kept["moderator"], kept["note"], kept["score"]) == (
             "assisted", "alice", "solver line", 42.0)
         assert sorted(kept["races"]) == sorted([r1["race_id"], r2["race_id"]])
+        again = await db.record_verdict(cheat, "assisted", "me too", "bob",
+                                        [r1["race_id"], r2["race_id"]], 42.0)
+        assert again["races"] == [] and again["refunded"] == []  # nothing twice
+        assert await _rating(db, bob) == got_b
+        assert [v["moderator"] for v in await db.verdicts(cheat)] == ["bob", "alice"]
         # from now on the player races unrated, and is not assessed
         before = await _rating(db, bob)
         r4 = linked_race({"cheat": cheat, "bob": bob}, {"cheat": 1, "bob": 2}, ended=4_000)
