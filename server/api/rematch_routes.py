@@ -16,10 +16,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from server.errors import RoomNotFound
 from server.race.authority import RaceAuthority
 from server.race.views import RacerView, RoomView, SeriesView
 
-from .rest import PREFIX, Endpoint, admit, bearer_token
+from .rest import PREFIX, Endpoint, admit, bearer_token, client_address, new_room_slot
 
 __all__ = ["REMATCH_ENDPOINTS", "Rematched", "rematch_routes"]
 
@@ -43,8 +44,21 @@ def _authority(request: Request) -> RaceAuthority:
 
 
 async def rematch(request: Request, _: None) -> Rematched:
-    seat = await _authority(request).rematch(request.path_params["room"],
-                                             bearer_token(request.headers))
+    authority, ref = _authority(request), request.path_params["room"]
+    counted = None
+    try:
+        finished = await authority.get_room(ref)
+    except RoomNotFound:
+        finished = None  # the rematch itself answers the refusal
+    if finished is not None and finished.state in ("over", "closed") \
+            and finished.rematch is None:
+        # this offer makes the next room: a room creation like POST /rooms (its
+        # budget, the waiting-rooms cap of the address, the server's room cap)
+        request.app.state.admission.take("create", client_address(request))
+        counted = await new_room_slot(request)
+    seat = await authority.rematch(ref, bearer_token(request.headers))
+    if counted is not None and seat.host_token is not None:
+        counted(seat.room.id)
     return Rematched(room=seat.room, racer=seat.racer, token=seat.token,
                      host_token=seat.host_token)
 
@@ -58,7 +72,8 @@ REMATCH_ENDPOINTS: tuple[Endpoint, ...] = (
              "Offer a rematch: the first offer makes the next room, later ones join it",
              rematch, None, Rematched, 201, auth="racer",
              errors=("auth/missing", "room/not_found", "auth/invalid_token", "room/not_over",
-                     "room/not_waiting", "room/full", "racer/name_taken", "request/invalid"),
+                     "room/not_waiting", "room/full", "racer/name_taken", "request/invalid",
+                     "rate/limited", "server/full"),
              budget="join", operation_id="offerRematch"),
     Endpoint("GET", "/series/{series}", "A series of races: its rooms and table", series,
              None, SeriesView, errors=("series/not_found", "archive/unavailable"),

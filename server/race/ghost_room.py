@@ -39,7 +39,9 @@ from server.rules import RuleSet
 
 from .authority import RaceAuthority
 from .commands import EndRace, TimeOut
-from .errors import RaceError, TooManyGhosts
+from .decide_create import check_create
+from .errors import RaceError, RequestInvalid, TooManyGhosts
+from .ids import check_name
 from .options import RoomOptions
 from .state import RoomRecord
 from .views import RacerView, RoomView
@@ -133,7 +135,8 @@ class GhostRooms(Generic[R]):
         ``options`` gives capacity, time limit, visibility and countdown; the rule
         set, deal and redeal key are the record's.
 
-        :raises RequestInvalid: bad options (the authority's checks).
+        :raises RequestInvalid: bad options (the authority's checks), a recorded
+            name no racer may have — checked before the room is made.
         :raises TooManyGhosts: this process drives :attr:`max_drivers` ghosts already.
         """
         if len(self._tasks) >= self.max_drivers:
@@ -143,9 +146,22 @@ class GhostRooms(Generic[R]):
         opts = replace(options, variant=rules.id, redeals=rules.redeals, merci=rules.merci,
                        undo=rules.undo, deal=record.deal_number, redeal_key=record.redeal_key,
                        ranked=False, deal_public=True)
+        # everything that can refuse is checked before anything is written: a
+        # refused ghost room leaves no room behind (issue 33)
+        check_create(opts)
+        name = ghost_name(record.name)
+        try:
+            check_name(name)
+        except ValueError as exc:
+            raise RequestInvalid(f"the recorded racer's name: {exc}", {"field": "name"}) from None
+        ghost = self.planner(record, opts.time_limit_s * 1000)
         room, host_token = await self.authority.create_room(opts)
-        ghost_view, token = await self.authority.join(room.id, ghost_name(record.name))
-        ghost = self.planner(record, room.time_limit_ms)
+        try:
+            ghost_view, token = await self.authority.join(room.id, name)
+        except RaceError:
+            with contextlib.suppress(RaceError):  # not left listed, empty, for its lifetime
+                await self.authority.close(room.id, host_token)
+            raise
         task = asyncio.create_task(self._drive(room.id, ghost_view.id, token, ghost),
                                    name=f"ghost-{room.code}")
         self._tasks.add(task)

@@ -151,6 +151,21 @@ def test_ghost_room_from_a_replay(client: TestClient) -> None:
     assert _error(r) == "replay/forged"
 
 
+def test_a_refused_ghost_room_leaves_no_room_behind(client: TestClient) -> None:
+    """Issue 33: a replay whose racer's name no racer may have was refused 400
+    after its room was made (empty, public, listed for 30 minutes)."""
+    before = {r["id"] for r in client.get(f"{API}/rooms").json()["rooms"]}
+    doc = export_replay(record([("8f", 30)], name="ada", status="resigned", finished_ms=90))
+    for name in ("ada\u200b", "a\u0007da"):
+        r = client.post(f"{API}/ghost-rooms", json={"replay": {**doc, "player": name}})
+        assert r.status_code == 400, r.text
+        assert _error(r) in ("request/invalid", "replay/invalid")
+    r = client.post(f"{API}/ghost-rooms", json={"replay": doc, "time_limit_s": 1})
+    assert r.status_code in (400, 422) and _error(r) == "request/invalid"  # its options
+    after = {r["id"] for r in client.get(f"{API}/rooms").json()["rooms"]}
+    assert after == before
+
+
 def test_ghost_room_from_a_running_race_refused(client: TestClient) -> None:
     r = client.post(f"{API}/rooms", json={"deal": 2, "countdown_s": 0})
     room, host = r.json()["room"], r.json()["host_token"]
