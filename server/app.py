@@ -24,8 +24,10 @@ import gc
 import logging
 import os
 import sys
+import time
 from collections.abc import AsyncIterator
 from importlib.metadata import version
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -54,7 +56,7 @@ from server.race.authority import RaceAuthority, RaceConfig
 from server.race.ghost_room import GhostRooms
 from server.race.sweep import run_sweeps
 from server.records.ghost import plan_ghost
-from server.records.leaderboard import forget_player_results, race_over_hook
+from server.records.leaderboard import forget_player_results, race_over_hook, rebuild_boards
 from server.records.leaderboard_memory import MemoryLeaderboardStore
 from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.records.leaderboard_store import LeaderboardStore
@@ -113,6 +115,21 @@ async def ws_schema_doc(_: Request) -> Response:
     return JSONResponse(ws_schemas())
 
 
+async def rebuild_embedded_boards(boards: LeaderboardStore, archive: Any) -> None:
+    """The embedded (memory) boards fed again from the archive at start: they
+    would be empty after a restart while the archive keeps the races."""
+    started = time.perf_counter()
+    try:
+        races, barred = await archive.board_results()
+        kept = await rebuild_boards(boards, races, barred)
+    except (ArchiveUnavailable, StoreError) as exc:
+        log.warning("leaderboards not rebuilt from the archive: %s", exc.code)
+        return
+    if races:
+        log.info("leaderboards rebuilt from %d archived races (%d results) in %.2f s",
+                 len(races), kept, time.perf_counter() - started)
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     """The ASGI app for ``settings`` (default: from the environment)."""
     settings = settings or Settings.from_env()
@@ -135,6 +152,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         pool = SolverPool(workers=1)
         pool.observer = metrics.solver_jobs
         boards = leaderboards_of(store)
+        if isinstance(boards, MemoryLeaderboardStore):
+            await rebuild_embedded_boards(boards, archive)
         # the composition root: each part gets what it needs here, nothing is
         # attached to it later (docs/architecture.md, "The authority")
         authority = RaceAuthority(store, RaceConfig(

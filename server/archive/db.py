@@ -160,6 +160,7 @@ class ArchiveDb:
         self.record_verdict = fair.record_verdict
         self.verdicts = fair.verdicts
         self.fair_play_of = fair.fair_play_of
+        self.board_results = fair.board_results
 
     async def player_rating(self, player_id: str, variant: str) -> float | None:
         """The player's rating in ``variant`` (quick races' bands): ``ratings.rating_of``."""

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.errors import PlayerNotFound
@@ -214,6 +214,54 @@ class FairPlayQueries:
                     .where(v.player_id == player_id)
                     .order_by(v.at_ms.desc(), v.verdict_id.desc()))).mappings().all()
         return [dict(r) for r in rows]
+
+    async def board_results(self) -> tuple[list[dict[str, Any]], set[str]]:
+        """Every ranked archived race, in the order races ended, as the boards
+        read a finished race (``{"room": {"id", "code", "rules", "deal_number",
+        "ranked", "created_ms", "ended_ms"}, "racers": [{"name", "final",
+        "status", "foundation_cards", "reach_time_ms", "moves", "bot",
+        "player"}]}``) — without the results a moderator's ``assisted`` verdict
+        took off the boards (its races, and the player's races after it) — and
+        the players barred from the boards. :raises ArchiveUnavailable:"""
+        await self._ready()
+        v = moderation_verdicts.c
+        with self._guard():
+            async with self.engine.connect() as conn:
+                barred = {r.player_id: int(r.fair_play_at_ms or 0) for r in (await conn.execute(
+                    select(_p.player_id, _p.fair_play_at_ms)
+                    .where(_p.fair_play == "assisted"))).all()}
+                taken: set[tuple[str, str]] = set()
+                for verdict in (await conn.execute(select(v.player_id, v.races).where(
+                        v.verdict == "assisted"))).all():
+                    taken.update((verdict.player_id, race) for race in verdict.races or ())
+                races_ = (await conn.execute(
+                    select(_r.race_id, _r.room, _r.archived_at_ms).where(_r.ranked)
+                    .order_by(_r.ended_at_ms, _r.race_id))).all()
+                rows = (await conn.execute(
+                    select(_a.race_id, _a.racer_id, _a.player_id, _a.name, _a.final,
+                           _a.status, _a.foundation_cards, _a.reach_time_ms,
+                           func.json_array_length(_a.moves).label("moves"))
+                    .join(races, _r.race_id == _a.race_id).where(_r.ranked)
+                    .order_by(_a.join_order))).all()
+        by_race: dict[str, list[Any]] = {}
+        for row in rows:
+            by_race.setdefault(row.race_id, []).append(row)
+        out = []
+        for race in races_:
+            room = race.room or {}
+            bots = {e["id"] for e in room.get("roster", []) if e.get("bot")}
+            racers = [{"name": r.name, "final": bool(r.final), "status": r.status,
+                       "foundation_cards": r.foundation_cards, "reach_time_ms": r.reach_time_ms,
+                       "moves": int(r.moves or 0), "bot": r.racer_id in bots,
+                       "player": r.player_id}
+                      for r in by_race.get(race.race_id, [])
+                      if not (r.player_id in barred and (
+                          (r.player_id, race.race_id) in taken
+                          or race.archived_at_ms > barred[r.player_id]))]
+            out.append({"room": {k: room.get(k) for k in (
+                "id", "code", "rules", "deal_number", "ranked", "created_ms", "ended_ms")},
+                        "racers": racers})
+        return out, set(barred)
 
     async def fair_play_of(self, player_id: str) -> dict[str, Any] | None:
         """The player's standing ``{"fair_play", "fair_play_at_ms"}`` (values

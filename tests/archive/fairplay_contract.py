@@ -145,3 +145,22 @@ class FairPlayContract:
         with pytest.raises(PlayerNotFound):
             await db.record_verdict("nobody", "cleared", "x", "alice", [], None)
         assert await db.fair_play_of("nobody") is None
+
+    async def test_board_results_feed_the_boards_again_without_assisted_results(
+            self, db: ArchiveDb) -> None:
+        a, _ = await new_player(db, "boarder")
+        c, _ = await new_player(db, "cheater")
+        first = linked_race({"boarder": a, "cheater": c, "anon": None},
+                            {"cheater": 1, "boarder": 2, "anon": 3}, ended=1_000)
+        await db.write(first)
+        await db.write(linked_race({"anon": None, "x": None}, {"anon": 1, "x": 2},
+                                   ranked=False, ended=1_500))  # unranked: no board
+        await db.record_verdict(c, "assisted", "x", "alice", [first["race_id"]], 1.0)
+        races, barred = await db.board_results()
+        assert barred == {c} and len(races) == 1
+        (race,) = races
+        assert race["room"]["id"] == first["room"]["id"] and race["room"]["ranked"]
+        assert [r["name"] for r in race["racers"]] == ["boarder", "anon"]  # not the cheater
+        assert race["racers"][0] == {"name": "boarder", "final": True, "status": "stuck",
+                                     "foundation_cards": 8, "reach_time_ms": 100, "moves": 1,
+                                     "bot": False, "player": a}
