@@ -24,10 +24,8 @@ import gc
 import logging
 import os
 import sys
-import time
 from collections.abc import AsyncIterator
 from importlib.metadata import version
-from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -40,7 +38,7 @@ from server.api.admission import Admission
 from server.api.errors import exception_handlers
 from server.api.h2h_routes import h2h_routes
 from server.api.hub import Hub
-from server.api.moderation_routes import moderation_routes
+from server.api.moderation_routes import log_moderation, moderation_routes
 from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
 from server.api.player_routes import player_routes
@@ -55,8 +53,9 @@ from server.fairplay.moderation import Moderation
 from server.race.authority import RaceAuthority, RaceConfig
 from server.race.ghost_room import GhostRooms
 from server.race.sweep import run_sweeps
+from server.records.board_upkeep import forget_player_results, rebuild_from_archive
 from server.records.ghost import plan_ghost
-from server.records.leaderboard import forget_player_results, race_over_hook, rebuild_boards
+from server.records.leaderboard import race_over_hook
 from server.records.leaderboard_memory import MemoryLeaderboardStore
 from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.records.leaderboard_store import LeaderboardStore
@@ -67,7 +66,7 @@ from server.runtime.logs import log_config
 from server.runtime.metrics import process_exit
 from server.runtime.redact import install as install_redaction
 from server.runtime.redis_url import cluster_mode_error
-from server.runtime.settings import Settings, SettingsError, moderators
+from server.runtime.settings import Settings, SettingsError
 from server.runtime.uvicorn_protocols import protocols
 from server.solver import SolverPool
 from server.store import LiveStore, open_store
@@ -115,21 +114,6 @@ async def ws_schema_doc(_: Request) -> Response:
     return JSONResponse(ws_schemas())
 
 
-async def rebuild_embedded_boards(boards: LeaderboardStore, archive: Any) -> None:
-    """The embedded (memory) boards fed again from the archive at start: they
-    would be empty after a restart while the archive keeps the races."""
-    started = time.perf_counter()
-    try:
-        races, barred = await archive.board_results()
-        kept = await rebuild_boards(boards, races, barred)
-    except (ArchiveUnavailable, StoreError) as exc:
-        log.warning("leaderboards not rebuilt from the archive: %s", exc.code)
-        return
-    if races:
-        log.info("leaderboards rebuilt from %d archived races (%d results) in %.2f s",
-                 len(races), kept, time.perf_counter() - started)
-
-
 def create_app(settings: Settings | None = None) -> Starlette:
     """The ASGI app for ``settings`` (default: from the environment)."""
     settings = settings or Settings.from_env()
@@ -152,8 +136,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         pool = SolverPool(workers=1)
         pool.observer = metrics.solver_jobs
         boards = leaderboards_of(store)
-        if isinstance(boards, MemoryLeaderboardStore):
-            await rebuild_embedded_boards(boards, archive)
+        if isinstance(boards, MemoryLeaderboardStore):  # fed again from the archive
+            await rebuild_from_archive(boards, archive)
         # the composition root: each part gets what it needs here, nothing is
         # attached to it later (docs/architecture.md, "The authority")
         authority = RaceAuthority(store, RaceConfig(
@@ -165,8 +149,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         ghosts = GhostRooms(authority, plan_ghost)
         hub = Hub(authority)
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
-        app.state.settings = settings
-        app.state.admission = Admission(settings)
+        app.state.settings, app.state.admission = settings, Admission(settings)
         app.state.leaderboards, app.state.ghosts = boards, ghosts
         archiver = Archiver(authority, archive, period_s=settings.archive_period_s,
                             lease_ms=int(settings.archive_lease_s * 1000),
@@ -177,15 +160,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.moderation = Moderation(
             archive, functools.partial(forget_player_results, boards), boards,
             min_races=settings.fair_play_min_races)
-        if settings.moderator_token is None:
-            log.info("moderation: off (no LUCIE_MODERATOR_TOKEN); rated races are still "
-                     "assessed")
-        else:
-            names = sorted(set(moderators(settings.moderator_token.get_secret_value())
-                               .values()))
-            log.info("moderation: on for %s (docs/fair-play.md)", ", ".join(names))
-        assessor = Assessor(archive, pool, activity=metrics.moves_accepted)
-        app.state.assessor = assessor
+        log_moderation(settings)
+        app.state.assessor = assessor = Assessor(archive, pool, activity=metrics.moves_accepted)
         archiving = asyncio.create_task(archiver.run())
         assessing = asyncio.create_task(assessor.run())
         ticker = asyncio.create_task(run_sweeps(authority.tick, settings.tick_ms / 1000))

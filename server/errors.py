@@ -52,6 +52,7 @@ __all__ = [
     "MethodNotAllowed",
     "MoveIllegal",
     "MoveInvalid",
+    "MoveLogFull",
     "MoveStaleVersion",
     "PlayerInvalidKey",
     "PlayerNameTaken",
@@ -167,6 +168,8 @@ _TABLE: Final = (
     # moves
     ErrorCode("move/invalid", 400, None, "move text or JSON that does not parse"),
     ErrorCode("move/illegal", 422, None, "the rules refuse the move here"),
+    ErrorCode("move/log_full", 409, None,
+              "the racer's move log holds its most entries (20,000: a replay file's limit)"),
     ErrorCode("move/stale_version", 409, None,
               "expected_version is not the game's version; details.game is current"),
     # solver
@@ -422,6 +425,13 @@ class MoveIllegal(RaceError):
     """The rules refuse the move here."""
 
     code = "move/illegal"
+
+
+class MoveLogFull(RaceError):
+    """The racer's move log holds :data:`server.rules.MAX_LOG` entries: no move
+    may make it longer (every game stays exportable as a replay)."""
+
+    code = "move/log_full"
 
 
 class MoveStaleVersion(RaceError):

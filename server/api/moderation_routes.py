@@ -11,6 +11,7 @@ never logged (the access log prints no headers).
 from __future__ import annotations
 
 import hmac
+import logging
 from typing import cast
 
 from starlette.requests import Request
@@ -24,7 +25,9 @@ from .moderation_models import ModerationQueue, PlayerFile, VerdictBody, Verdict
 from .player_auth import resolve_player
 from .rest import Endpoint, bearer_token, routes
 
-__all__ = ["MODERATION_ENDPOINTS", "moderation_routes", "moderator_of"]
+__all__ = ["MODERATION_ENDPOINTS", "log_moderation", "moderation_routes", "moderator_of"]
+
+log = logging.getLogger("server.fairplay")
 
 
 def moderator_of(request: Request) -> str:
@@ -96,3 +99,12 @@ MODERATION_ENDPOINTS: tuple[Endpoint, ...] = (
 def moderation_routes() -> list[Route]:
     """Starlette routes of :data:`MODERATION_ENDPOINTS`, under ``/api/v1``."""
     return routes(MODERATION_ENDPOINTS)
+
+
+def log_moderation(settings: Settings) -> None:
+    """Say at start whether moderation is on, and for whom (names, never tokens)."""
+    if settings.moderator_token is None:
+        log.info("moderation: off (no LUCIE_MODERATOR_TOKEN); rated races are still assessed")
+        return
+    names = sorted(set(moderators(settings.moderator_token.get_secret_value()).values()))
+    log.info("moderation: on for %s (docs/fair-play.md)", ", ".join(names))

@@ -71,11 +71,9 @@ class Endpoint:
     query: tuple[str, ...] = ()
     """Query parameters the route reads (their schemas: ``server.api.openapi``)."""
     store: Literal["none", "read", "write"] = "write"
-    """What the route does with the store: ``read`` may answer 503
-    ``store/unavailable``, ``write`` also ``store/busy``; ``none`` neither."""
-    guard: Callable[[Request], object] | None = None
-    """Checked before the body is read: a route this server may not have, or
-    whose token comes first (moderation), answers so whatever the body."""
+    """What it does with the store: ``read`` may answer 503 ``store/unavailable``,
+    ``write`` also ``store/busy``; ``none`` neither."""
+    guard: Callable[[Request], object] | None = None  # before the body (moderation's token)
 
 
 def bearer_token(request_headers: Any) -> str | None:
@@ -100,8 +98,7 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 def is_json(content_type: str) -> bool:
-    """Whether a ``Content-Type`` declares JSON (``application/json`` or
-    ``application/…+json``, any parameters)."""
+    """Whether a ``Content-Type`` declares JSON (``application/(…+)json``, any parameters)."""
     media = content_type.partition(";")[0].strip().lower()
     return media == "application/json" or (media.startswith("application/")
                                            and media.endswith("+json"))
@@ -132,9 +129,7 @@ def client_address(request: Request) -> str:
 
 def admit(request: Request, endpoint: Endpoint) -> None:
     """Spend the request from its address's budgets (``server.api.admission``).
-
-    :raises RateLimited: past a budget (429 with ``Retry-After``).
-    """
+    :raises RateLimited: past a budget (429 with ``Retry-After``)."""
     admission: Admission = request.app.state.admission
     admission.take(endpoint.budget, client_address(request))
 
@@ -309,7 +304,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("POST", "/rooms/{room}/racers/{racer}/moves", "Submit a move", move, MoveBody,
              Ack, auth="racer",
              errors=(*_RACER_AUTH, "room/not_racing", "room/over", "racer/finished",
-                     "move/stale_version", "move/invalid", "move/illegal"),
+                     "move/stale_version", "move/invalid", "move/illegal", "move/log_full"),
              operation_id="submitMove"),
     Endpoint("POST", "/rooms/{room}/racers/{racer}/resign", "Concede", resign, None,
              RacerView, auth="racer", errors=(*_RACER_AUTH, "room/not_racing", "room/over",

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from server.rules import Game, IllegalMoveError, InvalidMoveError, Move
+from server.rules import MAX_LOG, Game, IllegalMoveError, InvalidMoveError, Move
 
 from . import decide_create as create_
 from . import decide_racer as racer_
@@ -152,6 +152,10 @@ def decide_move(game: Game, racer: RacerRecord, move: Any, expected_version: int
     except InvalidMoveError as exc:
         return Refused(err.MoveInvalid(str(exc), {"move": move}))
     assert len(game.log) == racer.version, "the racer's game"
+    if len(after.log) > MAX_LOG:
+        return Refused(err.MoveLogFull(
+            f"the move log holds its most entries ({MAX_LOG:,}: a replay file's limit); "
+            "no move may make it longer", {"limit": MAX_LOG, "version": racer.version}))
     applied = [str(m) for m in after.log[len(game.log):]]
     return Accepted(after, after_move(racer, after, race_clock_ms, applied), applied)
 

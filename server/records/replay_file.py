@@ -41,7 +41,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from server.errors import ReplayError, ReplayForged, ReplayInvalid
-from server.rules import Move, RulesError, RuleSet
+from server.rules import MAX_LOG, Move, RulesError, RuleSet
 
 from .record import GameRecord, IllegalLogMove, TimedMove, timeline
 
@@ -58,8 +58,9 @@ __all__ = [
 
 FORMAT: Final = "lucie-replay"
 FORMAT_VERSION: Final = 1
-MAX_MOVES: Final = 20_000
-"""Longest move log a replay file may hold."""
+MAX_MOVES: Final = MAX_LOG
+"""Longest move log a replay file may hold (a race's log never grows past it:
+:data:`server.rules.MAX_LOG`)."""
 
 
 class _Model(BaseModel):

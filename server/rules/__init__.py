@@ -26,7 +26,7 @@ from .errors import (
     RulesError,
     UnknownVariantError,
 )
-from .game import Game, new_game, replay
+from .game import MAX_LOG, Game, new_game, replay
 from .moves import ANY_CELL, AUTOPLAY, FOUNDATION, REDEAL, UNDO, Move, parse_move
 from .position import Position
 from .redeal import redeal_fans, shuffle_for_redeal
@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_VARIANT",
     "FOUNDATION",
     "MAX_DEAL_NUMBER",
+    "MAX_LOG",
     "REDEAL",
     "UNDO",
     "VARIANTS",

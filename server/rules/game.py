@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .deal import deal
 from .engine import Status, apply, autoplay_moves, status
@@ -24,7 +24,12 @@ from .moves import Move
 from .position import Position
 from .variants import RuleSet
 
-__all__ = ["Game", "new_game", "replay"]
+__all__ = ["MAX_LOG", "Game", "new_game", "replay"]
+
+MAX_LOG: Final = 20_000
+"""The most log entries one game keeps (undo and autoplay's foundation moves
+included): a replay file's limit, so every game can be exported, compared and
+replayed (docs/replay.md); the race authority refuses a move past it."""
 
 
 @dataclass(frozen=True, slots=True)

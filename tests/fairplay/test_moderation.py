@@ -16,7 +16,7 @@ from server.archive import ArchiveDb, database_url
 from server.archive.schema import assessments, players
 from server.fairplay.moderation import CLEARED_SILENCE_MS, Moderation
 from server.fairplay.signals import LayoutFacts, RaceSignals
-from server.records.leaderboard import forget_player_results
+from server.records.board_upkeep import forget_player_results
 from server.records.leaderboard_memory import MemoryLeaderboardStore
 from tests.archive.players_contract import linked_race, new_player
 

@@ -83,7 +83,8 @@ async def test_an_assisted_players_results_leave_the_boards_and_stay_off() -> No
     from dataclasses import dataclass
     from datetime import UTC, datetime
 
-    from server.records.leaderboard import feed_race, forget_player_results
+    from server.records.board_upkeep import forget_player_results
+    from server.records.leaderboard import feed_race
 
     store = MemoryLeaderboardStore()
     await record_result(store, RULES, _result("cheat", 52, 1_000, 60), DAY)
