@@ -30,7 +30,7 @@ def load_document(path: str) -> Any:
     """
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
         raise ApiError("client/bad_file", f"cannot read {path}: {exc}") from None
 
 

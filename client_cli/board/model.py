@@ -11,6 +11,8 @@ from typing import Any
 
 from rich.cells import cell_len
 
+from server.rules.ranking import race_points
+
 from ..api import RacerView, StandingView
 
 __all__ = [
@@ -93,10 +95,7 @@ def apply_progress(racers: dict[str, RacerView], data: dict[str, Any]) -> None:
 def points(racer: RacerView) -> int:
     """The seed-003 points shown beside the rank (rules.md, "Race ranking"): 5 per
     foundation card; a win adds 500 and max(0, 1200 − whole seconds of the reach time)."""
-    score = 5 * racer.foundation_cards
-    if racer.status == "won":
-        score += 500 + max(0, 1200 - (racer.reach_time_ms or 0) // 1000)
-    return score
+    return race_points(racer.foundation_cards, racer.status == "won", racer.reach_time_ms)
 
 
 def fmt_clock(ms: int | None) -> str:

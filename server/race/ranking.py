@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from server.rules.ranking import ranking_key
+from server.rules.ranking import race_points, ranking_key
 
 from .views import RacerView, Standing
 
@@ -24,11 +24,7 @@ def rank_key(racer: RacerView) -> tuple[int, int, int, int]:
 def points(racer: RacerView) -> int:
     """Seed 003's score: 5 per foundation card; a win adds 500 plus
     ``max(0, 1200 − s)`` where ``s`` is the reach time in whole seconds."""
-    score = 5 * racer.foundation_cards
-    if racer.status == "won":
-        seconds = (racer.reach_time_ms or 0) // 1000
-        score += 500 + max(0, 1200 - seconds)
-    return score
+    return race_points(racer.foundation_cards, racer.status == "won", racer.reach_time_ms)
 
 
 def standings(racers: Iterable[RacerView]) -> list[Standing]:
