@@ -1,17 +1,15 @@
 """The application factory, its lifespan, and the ``lucie-server`` console script.
 
-``create_app(settings)`` builds the Starlette app: the store chosen by
-``REDIS_URL`` (memory when unset), the race authority, the per-process
-event hub, the archive database (``LUCIE_DATABASE_URL``, else a SQLite file
-in ``LUCIE_DATA_DIR``; migrated at start) and its archiver, a background
-task that advances room timers, the REST routes, the room WebSocket, health
-(``/healthz``: the process is up), readiness (``/readyz``: the store
-answers), metrics (``/metrics``, Prometheus text), and the browser client's
+``create_app(settings)`` builds the Starlette app: the store (``REDIS_URL``;
+memory when unset), the race authority, the per-process event hub, the archive
+(``LUCIE_DATABASE_URL``, else SQLite in ``LUCIE_DATA_DIR``; migrated at start),
+its archiver and the fair-play assessor, the timer sweep, the REST routes, the
+room WebSocket, health (``/healthz``: the process is up), readiness (``/readyz``:
+the store answers), metrics (``/metrics``, Prometheus text), the browser client's
 pages and static files (``server.web``, docs/web.md), behind the
-:class:`~server.api.observe.Observe` middleware (request ids, one log line
-per request and socket). ``lucie-server`` configures logging for its own
-lines and uvicorn's alike (:mod:`server.runtime.logs`). docs/operations.md
-tells operators how to use them.
+:class:`~server.api.observe.Observe` middleware (request ids, a log line per
+request and socket). ``lucie-server`` configures logging for its lines and
+uvicorn's (:mod:`server.runtime.logs`); docs/operations.md tells operators how.
 """
 
 from __future__ import annotations
@@ -43,6 +41,7 @@ from server.api.observe import Observe, metrics_endpoint
 from server.api.openapi import openapi, ws_schemas
 from server.api.player_routes import player_routes
 from server.api.quick_routes import quick_config, quick_routes
+from server.api.read_cache import FinishedReads
 from server.api.rematch_routes import rematch_routes
 from server.api.rest import PREFIX, routes
 from server.api.solver_routes import solver_routes
@@ -151,6 +150,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings, app.state.admission = settings, Admission(settings)
         app.state.leaderboards, app.state.ghosts = boards, ghosts
+        app.state.finished_reads = FinishedReads()  # server.api.read_cache
         archiver = Archiver(authority, archive, period_s=settings.archive_period_s,
                             lease_ms=int(settings.archive_lease_s * 1000),
                             activity=metrics.moves_accepted,

@@ -47,7 +47,16 @@ from .h2h_models import (
     ReplayCheck,
     ReplayCheckBody,
 )
-from .rest import PREFIX, Endpoint, admit, bearer_token, new_room_slot, parse_body
+from .read_cache import FinishedReads, finished, racer_id
+from .rest import (
+    PREFIX,
+    Endpoint,
+    admit,
+    bearer_token,
+    client_address,
+    new_room_slot,
+    parse_body,
+)
 
 __all__ = ["H2H_ENDPOINTS", "MAX_BODY", "h2h_routes"]
 
@@ -62,6 +71,10 @@ def _authority(request: Request) -> RaceAuthority:
 def _logs(request: Request) -> LiveGames:
     """Live racers' logs as the caller (``Authorization``, optional) may see them."""
     return _authority(request).logs_for(bearer_token(request.headers))
+
+
+def _reads(request: Request) -> FinishedReads:
+    return cast(FinishedReads, request.app.state.finished_reads)
 
 
 def _boards(request: Request) -> LeaderboardStore:
@@ -96,11 +109,29 @@ def _source(src: GameSource) -> Source:
 # -- handlers ----------------------------------------------------------------------
 
 
-async def compare_in_room(request: Request, _: None) -> ComparisonView:
+async def compare_in_room(request: Request, _: None) -> ComparisonView | Response:
+    """A finished race's comparison is kept and answered as first encoded; a
+    running one is charged to the caller's upload budget (:mod:`.read_cache`)."""
     p = request.path_params
+    room = await _authority(request).get_room(p["room"])
+    key = None
+    if finished(room):
+        a, b = racer_id(room, p["a"]), racer_id(room, p["b"])
+        if a is not None and b is not None:
+            key = ("compare", room.id, a, b)
+            kept = _reads(request).get(key)
+            if kept is not None:
+                return Response(kept, media_type="application/json")
+    else:
+        request.app.state.admission.take("upload", client_address(request))
     c = await compare_sources(_logs(request), RacerRef(p["room"], p["a"]),
                               RacerRef(p["room"], p["b"]))
-    return ComparisonView.model_validate(c.to_json())
+    view = ComparisonView.model_validate(c.to_json())
+    if key is None:
+        return view
+    answer = JSONResponse(view.model_dump(mode="json"))
+    _reads(request).put(key, bytes(answer.body))
+    return answer
 
 
 async def compare_games(request: Request, body: CompareBody) -> ComparisonView:
@@ -177,7 +208,8 @@ _REPLAY = ("replay/invalid", "replay/forged")
 H2H_ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/rooms/{room}/compare/{a}/{b}",
              "Compare two racers of a room (ids or names)", compare_in_room, None,
-             ComparisonView, auth="optional", errors=_ROOM, operation_id="compareInRoom",
+             ComparisonView, auth="optional", errors=(*_ROOM, "rate/limited"),
+             operation_id="compareInRoom",
              store="read"),
     Endpoint("POST", "/compare", "Compare two games on one deal (live racers or replays)",
              compare_games, CompareBody, ComparisonView, auth="optional", budget="upload",
@@ -232,6 +264,8 @@ def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
             body = parse_body(request, await _read_body(request), endpoint.body)
         result = await endpoint.handler(request, body)
         assert result is not None
+        if isinstance(result, Response):  # a kept answer (server.api.read_cache)
+            return result
         return JSONResponse(result.model_dump(mode="json"), status_code=endpoint.status)
 
     return handle

@@ -87,6 +87,8 @@ def _wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
         admit(request, endpoint)
         result = await endpoint.handler(request, None)
         assert result is not None
+        if isinstance(result, Response):  # a kept answer (server.api.read_cache)
+            return result
         return JSONResponse(result.model_dump(mode="json"), status_code=endpoint.status)
 
     return handle

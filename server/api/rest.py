@@ -29,6 +29,7 @@ from server.race.authority import RaceAuthority, RoomOptions
 from server.race.views import Ack, GameView, RacerView, RaceView, Replay, RoomView, Standings
 
 from .admission import Admission, Budget
+from .bearer import bearer_token
 from .models import (
     CreatedRoom,
     CreateRoom,
@@ -41,13 +42,14 @@ from .models import (
 )
 from .observe import observed_move
 from .player_auth import racer_name
+from .read_cache import replay
 
 __all__ = ["ENDPOINTS", "Endpoint", "bearer_token", "is_json", "parse_body", "routes",
            "upgrade_required", "wrap"]
 
 PREFIX = "/api/v1"
 
-Handler = Callable[[Request, Any], Awaitable[BaseModel | None]]
+Handler = Callable[[Request, Any], Awaitable[BaseModel | Response | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +76,6 @@ class Endpoint:
     """What it does with the store: ``read`` may answer 503 ``store/unavailable``,
     ``write`` also ``store/busy``; ``none`` neither."""
     guard: Callable[[Request], object] | None = None  # before the body (moderation's token)
-
-
-def bearer_token(request_headers: Any) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header, else ``None``."""
-    value = str(request_headers.get("authorization", ""))
-    scheme, _, token = value.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return None
-    return token.strip()
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -152,8 +145,8 @@ def wrap(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
             raw = await _read_body(request, request.app.state.settings.max_body)
             body = parse_body(request, raw, endpoint.body)
         result = await endpoint.handler(request, body)
-        if result is None:
-            return Response(status_code=endpoint.status)
+        if result is None or isinstance(result, Response):  # a kept answer: as it is
+            return result or Response(status_code=endpoint.status)
         return JSONResponse(result.model_dump(mode="json"), status_code=endpoint.status)
 
     return handle
@@ -250,12 +243,6 @@ async def resign(request: Request, _: None) -> RacerView:
 
 async def standings(request: Request, _: None) -> Standings:
     return await _authority(request).standings(request.path_params["room"])
-
-
-async def replay(request: Request, _: None) -> Replay:
-    p = request.path_params
-    return await _authority(request).replay(p["room"], p["racer"],
-                                            bearer_token(request.headers))
 
 
 async def race(request: Request, _: None) -> RaceView:

@@ -117,6 +117,9 @@ ARCHIVE_PENDING = Gauge("lucie_archive_pending",
 ARCHIVE_OUTAGE = Gauge("lucie_archive_outage",
                        "1 while this process's archiver is paused because the database "
                        "(or the store) does not answer", multiprocess_mode="max")
+READ_CACHE = Counter("lucie_read_cache",
+                     "Answers of finished races (comparisons, replays) asked of this "
+                     "process's cache, by kind and result: hit or miss", ["kind", "result"])
 RACERS_ASSESSED = Counter("lucie_racers_assessed",
                           "Player-racers of rated races this process assessed for fair play, "
                           "by the race's verdict (docs/fair-play.md)", ["verdict"])
