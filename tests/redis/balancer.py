@@ -126,7 +126,7 @@ class Balancer:
         return {row["svname"]: row for row in rows if row["pxname"] == "replicas"}
 
     def wait_up(self, names: list[str], timeout_s: float = 20) -> None:
-        """Wait until the health checks (``GET /readyz``) passed for ``names``."""
+        """Wait until the health checks (``GET /healthz``) passed for ``names``."""
         deadline = time.monotonic() + timeout_s
         while True:
             if self.proc.poll() is not None:

@@ -268,7 +268,7 @@ async def test_without_trusted_proxies_every_client_shares_the_balancers_budget(
 
 async def test_a_replica_killed_mid_race_costs_no_request(deployment: Deployment) -> None:
     """``option redispatch`` + ``retries``: requests meant for a dead replica go to
-    the live one; the ``/readyz`` health check takes it out of the pool; its
+    the live one; the ``/healthz`` health check takes it out of the pool; its
     racer reconnects through HAProxy and resumes on the other. (Runs last: it
     kills one of the module's replicas.)"""
     lb, pair = deployment.lb, deployment.pair
