@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 from server.api.admission import Admission
 from server.api.errors import exception_handlers
 from server.api.h2h_routes import h2h_routes
+from server.api.read_cache import FinishedReads
 from server.api.rest import routes
 from server.race.authority import RaceAuthority
 from server.race.ghost_room import GhostRooms
@@ -39,6 +40,7 @@ def _app() -> Starlette:
         ghosts = GhostRooms(authority, plan_ghost)
         app.state.store, app.state.authority = store, authority
         app.state.leaderboards, app.state.ghosts = boards, ghosts
+        app.state.finished_reads = FinishedReads()
         app.state.settings = Settings(http_rate=1000, http_burst=1000, create_burst=1000,
                                       upload_burst=1000)
         app.state.admission = Admission(app.state.settings)
