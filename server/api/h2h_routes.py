@@ -47,7 +47,7 @@ from .h2h_models import (
     ReplayCheck,
     ReplayCheckBody,
 )
-from .read_cache import FinishedReads, finished, racer_id
+from .read_cache import FinishedReads, answer, finished_room, racer_id
 from .rest import (
     PREFIX,
     Endpoint,
@@ -113,15 +113,15 @@ async def compare_in_room(request: Request, _: None) -> ComparisonView | Respons
     """A finished race's comparison is kept and answered as first encoded; a
     running one is charged to the caller's upload budget (:mod:`.read_cache`)."""
     p = request.path_params
-    room = await _authority(request).get_room(p["room"])
+    room = await finished_room(_authority(request), p["room"])
     key = None
-    if finished(room):
+    if room is not None:
         a, b = racer_id(room, p["a"]), racer_id(room, p["b"])
         if a is not None and b is not None:
             key = ("compare", room.id, a, b)
             kept = _reads(request).get(key)
             if kept is not None:
-                return Response(kept, media_type="application/json")
+                return answer(request, kept)
     else:
         request.app.state.admission.take("upload", client_address(request))
     c = await compare_sources(_logs(request), RacerRef(p["room"], p["a"]),
@@ -129,9 +129,8 @@ async def compare_in_room(request: Request, _: None) -> ComparisonView | Respons
     view = ComparisonView.model_validate(c.to_json())
     if key is None:
         return view
-    answer = JSONResponse(view.model_dump(mode="json"))
-    _reads(request).put(key, bytes(answer.body))
-    return answer
+    return answer(request, _reads(request).put(
+        key, bytes(JSONResponse(view.model_dump(mode="json")).body)))
 
 
 async def compare_games(request: Request, body: CompareBody) -> ComparisonView:

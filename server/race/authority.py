@@ -65,6 +65,7 @@ from .racers import Racers
 from .rematch import Rematches
 from .rooms import Rooms
 from .series import SeriesTables
+from .state import RoomRecord
 from .sweep import Sweep
 from .timers import RaceConfig, RaceOverHook
 from .views import RaceView, RoomView
@@ -237,6 +238,12 @@ class RaceAuthority:
     async def now_ms(self) -> int:
         """The service clock: Unix time in ms, the same in every process."""
         return await self.store.clock.now_ms()
+
+    async def room_record(self, ref: str) -> RoomRecord:
+        """The live room of ``ref`` as stored (its due timers advanced), without
+        reading a racer — a cheap look at its state and roster (the transport's
+        cache of finished races' answers). :raises RoomNotFound:"""
+        return (await self.applier.read(ref))[0]
 
     async def last_seq(self, room_id: str) -> int:
         """The room's last event number (0: none yet)."""

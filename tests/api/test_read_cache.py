@@ -5,6 +5,7 @@ cache is bounded in bytes."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 from prometheus_client import REGISTRY
@@ -80,11 +81,27 @@ def test_a_running_races_comparison_is_charged_to_the_upload_budget(tmp_path: Pa
 
 
 def test_the_cache_is_bounded_in_bytes_least_recently_used_out() -> None:
-    reads = FinishedReads(max_bytes=10)
-    reads.put(("compare", "r", "a", "b"), b"12345")
-    reads.put(("replay", "r", "a"), b"123")
-    assert reads.get(("compare", "r", "a", "b")) == b"12345"  # now the most recent
-    reads.put(("replay", "r", "b"), b"1234")  # 12 bytes: the least recent goes
-    assert reads.get(("replay", "r", "a")) is None and len(reads) == 2 and reads.size == 9
-    reads.put(("replay", "r", "c"), b"x" * 11)  # larger than the cache: not kept
-    assert reads.get(("replay", "r", "c")) is None and reads.size == 9
+    body = b"x" * 1000  # ~1,000 bytes plain + ~30 gzipped
+    each = 1000 + len(gzip.compress(body, compresslevel=5, mtime=0))
+    reads = FinishedReads(max_bytes=2 * each + 10)
+    reads.put(("compare", "r", "a", "b"), body)
+    reads.put(("replay", "r", "a"), body)
+    kept = reads.get(("compare", "r", "a", "b"))  # now the most recent
+    assert kept is not None and kept[0] == body and gzip.decompress(kept[1]) == body
+    reads.put(("replay", "r", "b"), body)  # one too many: the least recent goes
+    assert reads.get(("replay", "r", "a")) is None and len(reads) == 2
+    assert reads.size == 2 * each
+    plain, _ = reads.put(("replay", "r", "c"), b"y" * 5000)  # larger than the cache
+    assert plain == b"y" * 5000 and reads.get(("replay", "r", "c")) is None
+
+
+def test_a_kept_answer_is_gzipped_for_clients_that_accept_it(tmp_path: Path) -> None:
+    with TestClient(create_app(Settings(data_dir=str(tmp_path)))) as client:
+        room, _ = _race(client, finish=True)
+        path = f"{API}/rooms/{room['code']}/compare/ada/bob"
+        plain = client.get(path, headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers
+        packed = client.get(path, headers={"Accept-Encoding": "gzip"})
+        assert packed.headers["content-encoding"] == "gzip"
+        assert packed.headers["vary"] == "Accept-Encoding"
+        assert packed.content == plain.content  # decoded by the client: the same answer
