@@ -60,6 +60,7 @@ from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.records.leaderboard_store import LeaderboardStore
 from server.runtime import metrics
 from server.runtime.gcpolicy import run_gc_policy
+from server.runtime.http_limits import HttpLimits
 from server.runtime.limits import ensure_open_files
 from server.runtime.logs import log_config
 from server.runtime.metrics import process_exit
@@ -227,7 +228,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 def uvicorn_config(settings: Settings) -> uvicorn.Config:
     """The uvicorn configuration ``lucie-server`` runs the app with (the
     protocol classes: :func:`server.runtime.uvicorn_protocols.protocols`)."""
-    ws, http = protocols(settings.ws_impl)
+    ws, http = protocols(settings.ws_impl, HttpLimits.of(settings))
     return uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
         # the WebSocket layer lets frames up to ws_frame_limit through so the
@@ -243,6 +244,7 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=settings.trusted_proxies or None,
         timeout_keep_alive=settings.keep_alive_s,
+        h11_max_incomplete_event_size=settings.max_header,  # stock h11: uvicorn_protocols
         server_header=False,
         # our format for uvicorn's lines too; its access log is replaced by
         # server.api.observe's line per request (request id, duration, room)

@@ -110,6 +110,22 @@ class Settings(BaseSettings):
                           description="largest HTTP request body, bytes (413 above)")
     max_message: int = Field(16_384, gt=0,
                              description="largest WebSocket message, bytes (close 1009)")
+    max_header: int = Field(16_384, ge=1024, le=1 << 20,
+                            description="largest HTTP request head (request line and header "
+                                        "fields), bytes; above: 431 "
+                                        "`request/headers_too_large` and the connection "
+                                        "closed (HAProxy's own limit is about 15 KiB: "
+                                        "`tune.bufsize` 16384 less `tune.maxrewrite`)")
+    header_timeout_s: float = Field(10.0, gt=0, le=300,
+                                    description="seconds a connection has to send a complete "
+                                                "request head, from its opening (or from the "
+                                                "first byte of its next request); else it is "
+                                                "closed (slow or silent clients)")
+    http_connections_per_address: int = Field(
+        256, gt=0, description="HTTP connections open at once per client address (room "
+                               "sockets not counted: `LUCIE_SOCKETS_PER_ADDRESS`); above: a "
+                               "new one is answered 429 `rate/limited` and closed. "
+                               "Connections from `LUCIE_TRUSTED_PROXIES` are not counted")
     send_queue: int = Field(256, gt=0, description="messages queued per socket before it "
                                                    "is closed as too slow (4000)")
     ws_rate: float = Field(200.0, gt=0,

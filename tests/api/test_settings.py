@@ -188,6 +188,10 @@ def test_bad_value_in_the_file_names_variable_and_file(tmp_path: Path) -> None:
                                         "boolean"),
     ({"LUCIE_WS_IMPL": "tornado"}, "LUCIE_WS_IMPL=tornado: input should be 'auto', "),
     ({"LUCIE_LOG_LEVEL": "loud"}, "LUCIE_LOG_LEVEL=loud: input should be 'critical', "),
+    ({"LUCIE_MAX_HEADER": "100"}, "LUCIE_MAX_HEADER=100: input should be greater than or "
+                                  "equal to 1024"),
+    ({"LUCIE_HEADER_TIMEOUT_S": "600"}, "LUCIE_HEADER_TIMEOUT_S=600: input should be less "
+                                        "than or equal to 300"),
     ({"LUCIE_TRUSTED_PROXIES": "10.0.0.0/8, lb"}, "LUCIE_TRUSTED_PROXIES=10.0.0.0/8, lb: 'lb' "
                                                   "is not an address or a network"),
     ({"LUCIE_GC_GEN0": "-1"}, "LUCIE_GC_GEN0=-1: input should be greater than or equal to 0"),
@@ -221,7 +225,8 @@ POSITIVE = ("max_body", "max_message", "send_queue", "ws_burst", "http_burst", "
             "create_burst", "join_burst", "upload_burst", "sockets_per_address",
             "spectators_per_room", "max_sockets", "waiting_rooms_per_address", "max_rooms",
             "keep_alive_s", "ws_rate", "http_rate", "create_per_min", "join_per_min",
-            "upload_per_min", "ping_interval", "ping_timeout", "ended_ttl_s", "waiting_ttl_s")
+            "upload_per_min", "ping_interval", "ping_timeout", "ended_ttl_s", "waiting_ttl_s",
+            "header_timeout_s", "http_connections_per_address")
 """The settings that must be above 0 (the old ``check()`` rules, and the
 timeouts and lifetimes that 0 or less would break)."""
 
