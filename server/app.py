@@ -36,6 +36,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from server.api.admission import Admission
 from server.api.errors import exception_handlers
+from server.api.guard import Guard
 from server.api.h2h_routes import h2h_routes
 from server.api.hub import Hub
 from server.api.moderation_routes import moderation_routes
@@ -219,7 +220,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app_routes.extend(pages)
     return Starlette(
         routes=app_routes,
-        middleware=[Middleware(Observe, routes=templates)],
+        middleware=[Middleware(Observe, routes=templates), Middleware(Guard)],
         exception_handlers=exception_handlers,
         lifespan=lifespan,
     )

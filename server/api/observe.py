@@ -18,7 +18,12 @@ no task and no body copy). For each HTTP request and WebSocket it
   ``/readyz`` and ``/metrics`` log at debug level (probes and scrapes come
   every few seconds);
 * counts ``lucie_http_requests_total`` by route template and status and keeps
-  ``lucie_sockets_open``.
+  ``lucie_sockets_open``;
+* gives every HTTP answer (a refused socket upgrade's too) the headers of
+  :data:`server.api.errors.NO_STORE` it does not set itself:
+  ``X-Content-Type-Options: nosniff``, and ``Cache-Control: no-store`` unless
+  the answer has its own ``Cache-Control`` (the browser client's pages and
+  static files do: they stay cacheable as they were).
 
 The room socket (:mod:`server.api.ws`) names its room and racer with
 :func:`note_socket`, which also logs the ``socket opened`` line.
@@ -44,8 +49,10 @@ from server.race.authority import RaceAuthority
 from server.runtime import metrics
 from server.runtime.logs import REQUEST_ID
 
+from .errors import NO_STORE
+
 __all__ = ["OPS_PATHS", "Observe", "SocketNote", "metrics_endpoint", "note_socket",
-           "observed_move", "request_id_of", "socket_note"]
+           "observed_move", "request_id_of", "secured", "socket_note"]
 
 log = logging.getLogger("server.api.access")
 
@@ -58,7 +65,18 @@ _NOTE: Final[contextvars.ContextVar[SocketNote | None]] = contextvars.ContextVar
 """The :class:`SocketNote` of the socket being served (a context variable, not a
 scope key: nothing then refers back from the server's objects to it)."""
 
+_SECURE: Final = tuple((name.lower().encode(), value.encode()) for name, value in NO_STORE.items())
+
 T = TypeVar("T")
+
+
+def secured(headers: Any, extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    """An answer's raw ``headers`` with ``extra`` and those of :data:`_SECURE`
+    it does not set itself (module docstring)."""
+    out = [*headers, extra]
+    have = {name.lower() for name, _ in out}
+    out += [header for header in _SECURE if header[0] not in have]
+    return out
 
 
 def request_id_of(scope: Scope) -> str:
@@ -119,11 +137,12 @@ class SocketNote:
                 self.code = message.get("code", 1000)
         elif kind in ("websocket.accept", "websocket.http.response.start"):
             header = (b"x-request-id", self.request_id.encode())
-            message = {**message, "headers": [*message.get("headers", ()), header]}
             if kind == "websocket.accept":
+                message = {**message, "headers": [*message.get("headers", ()), header]}
                 self.accepted = True
                 metrics.SOCKETS_OPEN.inc()
             else:
+                message = {**message, "headers": secured(message.get("headers", ()), header)}
                 self.status = message["status"]
         await self._send(message)
 
@@ -222,7 +241,7 @@ class Observe:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message = {**message, "headers": [*message.get("headers", ()), header]}
+                message = {**message, "headers": secured(message.get("headers", ()), header)}
             await send(message)
 
         context = REQUEST_ID.set(request_id)
