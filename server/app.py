@@ -65,6 +65,7 @@ from server.runtime.http_limits import HttpLimits
 from server.runtime.limits import ensure_open_files
 from server.runtime.logs import log_config
 from server.runtime.metrics import process_exit
+from server.runtime.metrics_port import Server
 from server.runtime.redact import install as install_redaction
 from server.runtime.redis_url import cluster_mode_error
 from server.runtime.settings import Settings, SettingsError, moderators
@@ -160,6 +161,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.moderation = Moderation(
             archive, functools.partial(forget_player_results, boards), boards,
             min_races=settings.fair_play_min_races)
+        if settings.metrics_port is None and settings.metrics_token is None:
+            log.info("metrics: off (no LUCIE_METRICS_PORT nor LUCIE_METRICS_TOKEN; "
+                     "docs/operations.md)")
         if settings.moderator_token is None:
             log.info("moderation: off (no LUCIE_MODERATOR_TOKEN); rated races are still "
                      "assessed")
@@ -197,7 +201,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         # for Prometheus, not for clients: outside the OpenAPI document (like the
-        # probes) and outside the per-client budgets (a scrape is never refused)
+        # probes) and outside the per-client budgets (a scrape is never refused);
+        # answered on the metrics port, or with LUCIE_METRICS_TOKEN (observe.py)
         Route("/metrics", metrics_endpoint),
         Route(PREFIX + "/openapi.json", openapi_doc),
         Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
@@ -220,7 +225,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app_routes.extend(pages)
     return Starlette(
         routes=app_routes,
-        middleware=[Middleware(Observe, routes=templates), Middleware(Guard)],
+        middleware=[Middleware(Observe, routes=templates),
+                    Middleware(Guard, metrics_port=settings.metrics_port)],
         exception_handlers=exception_handlers,
         lifespan=lifespan,
     )
@@ -346,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("%s", too_low)
     gc.collect()
     gc.freeze()  # modules and schemas never need collecting: shorter GC pauses
-    server = uvicorn.Server(config)
+    server = Server(config, metrics_port=settings.metrics_port)
     try:
         server.run()
     except KeyboardInterrupt:  # Ctrl-C: shut down gracefully, as on SIGTERM

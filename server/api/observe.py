@@ -33,6 +33,7 @@ The room socket (:mod:`server.api.ws`) names its room and racer with
 from __future__ import annotations
 
 import contextvars
+import hmac
 import logging
 import os
 import re
@@ -44,15 +45,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.errors import ServiceError, StoreError
+from server.errors import AuthInvalidToken, AuthMissing, RouteNotFound, ServiceError, StoreError
 from server.race.authority import RaceAuthority
 from server.runtime import metrics
 from server.runtime.logs import REQUEST_ID
+from server.runtime.settings import Settings
 
 from .errors import NO_STORE
 
-__all__ = ["OPS_PATHS", "Observe", "SocketNote", "metrics_endpoint", "note_socket",
-           "observed_move", "request_id_of", "secured", "socket_note"]
+__all__ = ["OPS_PATHS", "Observe", "SocketNote", "metrics_allowed", "metrics_endpoint",
+           "note_socket", "observed_move", "request_id_of", "secured", "socket_note"]
 
 log = logging.getLogger("server.api.access")
 
@@ -191,10 +193,38 @@ async def observed_move(transport: str, started: float, call: Awaitable[T]) -> T
     return ack
 
 
+def metrics_allowed(request: Request) -> None:
+    """Whether ``/metrics`` answers this request (docs/operations.md,
+    "Metrics"): on the metrics listener (``LUCIE_METRICS_PORT``), or on the
+    game port when ``LUCIE_METRICS_TOKEN`` is set; wherever the token is set,
+    only with ``Authorization: Bearer <token>``.
+
+    :raises RouteNotFound: on the game port without a token set (no metrics there).
+    :raises AuthMissing: no Bearer token where one is needed.
+    :raises AuthInvalidToken: another token.
+    """
+    settings: Settings = request.app.state.settings
+    server = request.scope.get("server")
+    listener = settings.metrics_port is not None and server is not None \
+        and server[1] == settings.metrics_port
+    expected = settings.metrics_token
+    if expected is None:
+        if not listener:
+            raise RouteNotFound("Not Found")
+        return
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not given.strip():
+        raise AuthMissing("Authorization: Bearer <metrics token> (LUCIE_METRICS_TOKEN)")
+    if not hmac.compare_digest(given.strip().encode(),
+                               expected.get_secret_value().strip().encode()):
+        raise AuthInvalidToken("not the metrics token")
+
+
 async def metrics_endpoint(request: Request) -> Response:
-    """``GET /metrics``: Prometheus text (:func:`server.runtime.metrics.render`);
-    the room counts are read from the store first (kept as they were when it
-    does not answer)."""
+    """``GET /metrics``: Prometheus text (:func:`server.runtime.metrics.render`)
+    where :func:`metrics_allowed` lets it answer; the room counts are read from
+    the store first (kept as they were when it does not answer)."""
+    metrics_allowed(request)
     authority: RaceAuthority = request.app.state.authority
     try:
         for state, count in (await authority.room_counts()).items():

@@ -32,7 +32,14 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -49,7 +56,7 @@ ENV_FILE_VARIABLE = "LUCIE_ENV_FILE"
 """Names the ``.env`` file to read instead of ``./.env`` (it must exist)."""
 
 _REDIS_URL_NAMES = ("LUCIE_REDIS_URL", "REDIS_URL")
-_SECRETS = frozenset({"moderator_token"})
+_SECRETS = frozenset({"moderator_token", "metrics_token"})
 """Settings whose values are never echoed, not even in an error."""
 """The store URL's variables, the first set one wins."""
 
@@ -241,6 +248,17 @@ class Settings(BaseSettings):
                                                           "another process may take it (one "
                                                           "killed mid-write)")
 
+    metrics_port: int | None = Field(
+        None, ge=1, le=65535,
+        description="a second port, on the same host, serving `GET /metrics` only "
+                    "(docs/operations.md, \"Metrics\"); unset: no metrics listener",
+        json_schema_extra=_range("1–65535, not the game port, or unset"))
+    metrics_token: SecretStr | None = Field(
+        None, description="a Bearer token `/metrics` asks for wherever it is served; set, "
+                          "`/metrics` is also served on the game port (with the token); "
+                          "neither this nor `LUCIE_METRICS_PORT`: no metrics anywhere",
+        json_schema_extra=_range("16+ characters"))
+
     moderator_token: SecretStr | None = Field(
         None, description="the moderators' tokens (docs/fair-play.md, \"Moderation\"): "
                           "`name:token` pairs, comma-separated (a bare token is named "
@@ -260,6 +278,20 @@ class Settings(BaseSettings):
     def _moderators(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None:
             moderators(value.get_secret_value())
+        return value
+
+    @field_validator("metrics_port")
+    @classmethod
+    def _other_port(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and value == info.data.get("port"):
+            raise ValueError("the game port (LUCIE_PORT): use another one")
+        return value
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _long_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value().strip()) < 16:
+            raise ValueError("shorter than 16 characters")
         return value
 
     @field_validator("log_level", "log_format", mode="before")
@@ -350,7 +382,7 @@ class Settings(BaseSettings):
 
         lines = []
         for name in type(self).model_fields:
-            lines.append(f"{env_name(name)}={_env_value(getattr(self, name))}")
+            lines.append(f"{env_name(name)}={_env_value(name, getattr(self, name))}")
             if name == "redis_prefix" and self.redis_url:
                 own = own_options(self.redis_url)[1].get("prefix")
                 if own:
@@ -386,10 +418,12 @@ def env_name(field: str) -> str:
     return "REDIS_URL" if field == "redis_url" else f"LUCIE_{field.upper()}"
 
 
-def _env_value(value: object) -> str:
+def _env_value(field: str, value: object) -> str:
     if value is None:
         return ""
-    if isinstance(value, SecretStr):  # the moderators' names, never their tokens
+    if isinstance(value, SecretStr):  # the moderators' names, never a token
+        if field != "moderator_token":
+            return "***"
         return ",".join(f"{name}:***" for name in moderators(value.get_secret_value()).values())
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -53,7 +53,7 @@ def test_error_answers_are_never_stored(client: TestClient) -> None:
                    client.post("/api/v1/rooms", content=b"{", headers={
                        "content-type": "application/json"}),
                    client.post("/api/v1/rooms", json={"capacity": "8"}),
-                   client.get("/static/nope.js")):
+                   client.get("/metrics"), client.get("/static/nope.js")):
         assert answer.status_code >= 400, answer.text
         assert "error" in answer.json()
         _api_headers(answer.headers)

@@ -192,6 +192,11 @@ def test_bad_value_in_the_file_names_variable_and_file(tmp_path: Path) -> None:
                                   "equal to 1024"),
     ({"LUCIE_HEADER_TIMEOUT_S": "600"}, "LUCIE_HEADER_TIMEOUT_S=600: input should be less "
                                         "than or equal to 300"),
+    ({"LUCIE_METRICS_PORT": "8000"}, "LUCIE_METRICS_PORT=8000: the game port (LUCIE_PORT)"),
+    ({"LUCIE_METRICS_PORT": "0"}, "LUCIE_METRICS_PORT=0: input should be greater than or "
+                                  "equal to 1"),
+    ({"LUCIE_METRICS_TOKEN": "hunter2"}, "LUCIE_METRICS_TOKEN=***: shorter than 16 "
+                                         "characters"),
     ({"LUCIE_TRUSTED_PROXIES": "10.0.0.0/8, lb"}, "LUCIE_TRUSTED_PROXIES=10.0.0.0/8, lb: 'lb' "
                                                   "is not an address or a network"),
     ({"LUCIE_GC_GEN0": "-1"}, "LUCIE_GC_GEN0=-1: input should be greater than or equal to 0"),
@@ -298,6 +303,22 @@ def test_print_settings_redacts_the_password(tmp_path: Path) -> None:
     path = _env_file(tmp_path, done.stdout.replace("[redacted]", "Secret-Pass-42"))
     assert Settings.from_env({"LUCIE_ENV_FILE": str(path)}) == Settings.from_env(
         {"REDIS_URL": url, "LUCIE_WS_COMPRESSION": "1", "LUCIE_TICK_MS": "125"}, port=8123)
+
+
+def test_print_settings_never_shows_the_metrics_token(tmp_path: Path) -> None:
+    token = "metrics-" + "s3cr3t" * 4
+    done = _lucie_server(["--print-settings"], {"LUCIE_METRICS_TOKEN": token,
+                                                "LUCIE_METRICS_PORT": "9100"}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert token not in done.stdout + done.stderr
+    assert "LUCIE_METRICS_TOKEN=***" in done.stdout.splitlines()
+    assert "LUCIE_METRICS_PORT=9100" in done.stdout.splitlines()
+
+
+def test_the_metrics_port_and_the_game_port_differ() -> None:
+    assert Settings.from_env({"LUCIE_METRICS_PORT": "9100"}).metrics_port == 9100
+    with pytest.raises(SettingsError, match=r"^LUCIE_METRICS_PORT=9100: the game port"):
+        Settings.from_env({"LUCIE_METRICS_PORT": "9100"}, port=9100)
 
 
 def test_print_settings_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
