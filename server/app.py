@@ -6,7 +6,8 @@ event hub, the archive database (``LUCIE_DATABASE_URL``, else a SQLite file
 in ``LUCIE_DATA_DIR``; migrated at start) and its archiver, a background
 task that advances room timers, the REST routes, the room WebSocket, health
 (``/healthz``: the process is up), readiness (``/readyz``: the store
-answers), metrics (``/metrics``, Prometheus text), and the browser client's
+answers), metrics (``/metrics``, Prometheus text: on the metrics port or
+with its token, docs/operations.md), and the browser client's
 pages and static files (``server.web``, docs/web.md), behind the
 :class:`~server.api.observe.Observe` middleware (request ids, one log line
 per request and socket). ``lucie-server`` configures logging for its own
