@@ -91,13 +91,17 @@ TARGETS_MS = {"profile": 20.0, "history first page": 20.0, "history deep page": 
               "head-to-head": 50.0}
 """p99 targets on PostgreSQL (issue 20)."""
 
+METRICS_TOKEN = secrets.token_urlsafe(24)
+"""The scrapes' Bearer token (``LUCIE_METRICS_TOKEN`` of the servers it starts)."""
 ENV = {"LUCIE_WS_RATE": "1000000", "LUCIE_WS_BURST": "1000000",
        "LUCIE_HTTP_RATE": "1000000", "LUCIE_HTTP_BURST": "1000000",
        "LUCIE_SEND_QUEUE": "4096",
        "LUCIE_JOIN_PER_MIN": "600000", "LUCIE_JOIN_BURST": "1000000",
        "LUCIE_CREATE_PER_MIN": "600000", "LUCIE_CREATE_BURST": "1000000",
        "LUCIE_WAITING_ROOMS_PER_ADDRESS": "1000000",
-       "LUCIE_SOCKETS_PER_ADDRESS": "100000", "LUCIE_SPECTATORS_PER_ROOM": "100000"}
+       "LUCIE_SOCKETS_PER_ADDRESS": "100000", "LUCIE_SPECTATORS_PER_ROOM": "100000",
+       "LUCIE_HTTP_CONNECTIONS_PER_ADDRESS": "100000",
+       "LUCIE_METRICS_TOKEN": METRICS_TOKEN}
 PAGE = 20
 BASELINE = "SELECT 1 (baseline)"
 """Timed with the queries: a pool checkout (with its pre-ping) and one round
@@ -280,7 +284,8 @@ async def _throughput(built: data.Built, n: int) -> dict[str, float]:
 
 
 def _metrics(url: str) -> dict[str, float]:
-    text = httpx.get(url + "/metrics", timeout=10).text
+    text = httpx.get(url + "/metrics", timeout=10,
+                     headers={"Authorization": f"Bearer {METRICS_TOKEN}"}).text
     out = {}
     for name in ("lucie_races_archived_total", "lucie_archive_pending"):
         m = re.search(rf"^{name}(?:{{[^}}]*}})? ([0-9.e+]+)$", text, re.M)

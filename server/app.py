@@ -5,11 +5,15 @@ memory when unset), the race authority, the per-process event hub, the archive
 (``LUCIE_DATABASE_URL``, else SQLite in ``LUCIE_DATA_DIR``; migrated at start),
 its archiver and the fair-play assessor, the timer sweep, the REST routes, the
 room WebSocket, health (``/healthz``: the process is up), readiness (``/readyz``:
-the store answers), metrics (``/metrics``, Prometheus text), the browser client's
+the store answers), metrics (``/metrics``: its port or token), the browser client's
 pages and static files (``server.web``, docs/web.md), behind the
 :class:`~server.api.observe.Observe` middleware (request ids, a log line per
 request and socket). ``lucie-server`` configures logging for its lines and
 uvicorn's (:mod:`server.runtime.logs`); docs/operations.md tells operators how.
+
+Size: the one composition root (docs/architecture.md, "Packages"): every part
+is built and handed what it needs here, in one lifespan that reads top to
+bottom; split, the wiring would hide its arrows in several places.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from server.api.admission import Admission
 from server.api.errors import exception_handlers
+from server.api.guard import Guard
 from server.api.h2h_routes import h2h_routes
 from server.api.hub import Hub
 from server.api.moderation_routes import log_moderation, moderation_routes
@@ -60,9 +65,11 @@ from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.records.leaderboard_store import LeaderboardStore
 from server.runtime import metrics
 from server.runtime.gcpolicy import run_gc_policy
+from server.runtime.http_limits import HttpLimits
 from server.runtime.limits import ensure_open_files
 from server.runtime.logs import log_config
 from server.runtime.metrics import process_exit
+from server.runtime.metrics_port import Server
 from server.runtime.redact import install as install_redaction
 from server.runtime.redis_url import cluster_mode_error
 from server.runtime.settings import Settings, SettingsError
@@ -160,6 +167,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.moderation = Moderation(
             archive, functools.partial(forget_player_results, boards), boards,
             min_races=settings.fair_play_min_races)
+        if settings.metrics_port is None and settings.metrics_token is None:
+            log.info("metrics: off (no LUCIE_METRICS_PORT nor LUCIE_METRICS_TOKEN; "
+                     "docs/operations.md)")
         log_moderation(settings)
         app.state.assessor = assessor = Assessor(archive, pool, activity=metrics.moves_accepted)
         archiving = asyncio.create_task(archiver.run())
@@ -190,7 +200,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         # for Prometheus, not for clients: outside the OpenAPI document (like the
-        # probes) and outside the per-client budgets (a scrape is never refused)
+        # probes) and outside the per-client budgets (a scrape is never refused);
+        # answered on the metrics port, or with LUCIE_METRICS_TOKEN (observe.py)
         Route("/metrics", metrics_endpoint),
         Route(PREFIX + "/openapi.json", openapi_doc),
         Route(PREFIX + "/schemas/ws.json", ws_schema_doc),
@@ -213,7 +224,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app_routes.extend(pages)
     return Starlette(
         routes=app_routes,
-        middleware=[Middleware(Observe, routes=templates)],
+        middleware=[Middleware(Observe, routes=templates),
+                    Middleware(Guard, metrics_port=settings.metrics_port)],
         exception_handlers=exception_handlers,
         lifespan=lifespan,
     )
@@ -222,7 +234,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 def uvicorn_config(settings: Settings) -> uvicorn.Config:
     """The uvicorn configuration ``lucie-server`` runs the app with (the
     protocol classes: :func:`server.runtime.uvicorn_protocols.protocols`)."""
-    ws, http = protocols(settings.ws_impl)
+    ws, http = protocols(settings.ws_impl, HttpLimits.of(settings))
     return uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
         # the WebSocket layer lets frames up to ws_frame_limit through so the
@@ -238,6 +250,7 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=settings.trusted_proxies or None,
         timeout_keep_alive=settings.keep_alive_s,
+        h11_max_incomplete_event_size=settings.max_header,  # stock h11: uvicorn_protocols
         server_header=False,
         # our format for uvicorn's lines too; its access log is replaced by
         # server.api.observe's line per request (request id, duration, room)
@@ -338,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("%s", too_low)
     gc.collect()
     gc.freeze()  # modules and schemas never need collecting: shorter GC pauses
-    server = uvicorn.Server(config)
+    server = Server(config, metrics_port=settings.metrics_port)
     try:
         server.run()
     except KeyboardInterrupt:  # Ctrl-C: shut down gracefully, as on SIGTERM

@@ -65,6 +65,7 @@ __all__ = [
     "ReplayError",
     "ReplayForged",
     "ReplayInvalid",
+    "RequestHeadersTooLarge",
     "RequestInvalid",
     "RequestTooLarge",
     "RoomFull",
@@ -126,6 +127,9 @@ _TABLE: Final = (
     ErrorCode("request/unsupported_media_type", 415, None,
               "a body that is not declared as JSON (Content-Type: application/json)"),
     ErrorCode("request/too_large", 413, 1009, "a body or socket message over the size limit"),
+    ErrorCode("request/headers_too_large", 431, None,
+              "a request head (request line and header fields) over the size limit; "
+              "the connection is closed"),
     ErrorCode("request/not_found", 404, None, "no such route"),
     ErrorCode("request/method_not_allowed", 405, None, "wrong method for the route"),
     ErrorCode("request/upgrade_required", 426, None,
@@ -274,6 +278,13 @@ class RequestTooLarge(RaceError):
     """The body or message is larger than the configured limit."""
 
     code = "request/too_large"
+
+
+class RequestHeadersTooLarge(RaceError):
+    """The request head is larger than the configured limit (answered by the
+    HTTP protocol itself, before any route: :mod:`server.runtime.http_protocol`)."""
+
+    code = "request/headers_too_large"
 
 
 class RouteNotFound(RaceError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
@@ -30,7 +30,9 @@ from server.errors import (
 )
 
 __all__ = [
+    "NO_STORE",
     "RETRY_AFTER_MS",
+    "error_answer",
     "exception_handlers",
     "socket_store_error",
     "store_error_body",
@@ -73,20 +75,36 @@ def validation_details(exc: ValidationError, *, tagged: bool = False) -> list[di
     return details
 
 
+NO_STORE: Final = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+"""The headers of every API answer, errors included (docs/protocol.md,
+"Conventions"): not kept by any cache (they carry tokens and player keys),
+never sniffed as another type than the one they declare. The middleware adds
+them to every answer that sets no ``Cache-Control`` of its own
+(:class:`server.api.observe.Observe`); error answers carry them themselves,
+the server error too (its answer leaves through Starlette's outermost
+middleware, outside ours)."""
+
+
 def _answer(status: int, code: str, message: str, details: Any = None) -> JSONResponse:
     error: dict[str, Any] = {"code": code, "message": message}
     if details:
         error["details"] = details
-    return JSONResponse({"error": error}, status_code=status)
+    return JSONResponse({"error": error}, status_code=status, headers=NO_STORE)
 
 
-async def _race_error(_: Request, exc: Exception) -> Response:
-    assert isinstance(exc, RaceError)
+def error_answer(exc: RaceError) -> JSONResponse:
+    """The HTTP answer of a refusal ``exc`` (its status, JSON error,
+    ``Retry-After`` when it says when to retry)."""
     answer = _answer(exc.status, exc.code, exc.message, exc.details)
     retry_ms = exc.details.get("retry_after_ms")
     if isinstance(retry_ms, int):  # RFC 9110 Retry-After: whole seconds, rounded up
         answer.headers["Retry-After"] = str(max(1, -(-retry_ms // 1000)))
     return answer
+
+
+async def _race_error(_: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RaceError)
+    return error_answer(exc)
 
 
 async def _validation_error(_: Request, exc: Exception) -> Response:

@@ -7,11 +7,13 @@ Requests refuse unknown fields; answers mirror :mod:`server.records.compare`,
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from server.race.views import RacerView, RoomView, RulesView
+
+from .models import INTEGRAL
 
 __all__ = [
     "CompareBody",
@@ -172,10 +174,11 @@ class ReplayCheck(_Model):
 class GhostRoomBody(GameSource):
     """A ghost room: the recorded game (a live racer or a replay document) and room options."""
 
-    capacity: int = Field(8, ge=1, le=64)
-    time_limit_s: int = Field(900, ge=10, le=14400)
+    # strict numbers, as POST /rooms's: "8" and true are not numbers, 8.0 is 8
+    capacity: Annotated[int, Field(ge=1, le=64), Strict(), INTEGRAL] = 8
+    time_limit_s: Annotated[int, Field(ge=10, le=14400), Strict(), INTEGRAL] = 900
     visibility: Literal["public", "private"] = "public"
-    countdown_s: int = Field(3, ge=0, le=60)
+    countdown_s: Annotated[int, Field(ge=0, le=60), Strict(), INTEGRAL] = 3
 
 
 class GhostRoomCreated(_Model):

@@ -14,17 +14,19 @@ together they are the one source of docs/openapi.json and docs/ws-schema.json
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Final, Literal, cast
 
 import orjson
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, WithJsonSchema
 
+from server.errors import RequestInvalid
 from server.race.events import RoomEvent
 from server.race.views import Ack, GameView, RacerView, RoomView
 from server.rules import VARIANTS
 from server.rules.deal import MAX_DEAL_NUMBER
 
 __all__ = [
+    "INTEGRAL",
     "ClientMessage",
     "CreateRoom",
     "CreatedRoom",
@@ -34,6 +36,7 @@ __all__ = [
     "FocusIn",
     "JoinRoom",
     "Joined",
+    "JsonInt",
     "MoveBody",
     "MoveIn",
     "ReadyBody",
@@ -44,18 +47,40 @@ __all__ = [
     "json_object_problem",
 ]
 
+_EXACT: Final = 2**53
+"""From here on a JSON number read as a float may not be the number its text
+wrote (``9007199254740993.0`` reads as 2⁵³, ``12345678901234567.0`` as …568):
+below it are JavaScript's safe integers."""
+
+
 def _integral(value: Any) -> Any:
     """A JSON number with no fraction (``3.0``, ``1e3``) is that integer: JSON
-    and JSON Schema do not tell ``3`` from ``3.0`` (strict models refused it)."""
-    if isinstance(value, float) and value.is_integer():
+    and JSON Schema do not tell ``3`` from ``3.0`` (strict models refused it) —
+    as long as it is a safe integer (:data:`_EXACT`); beyond, the float is
+    left to the strict ``int``, which refuses it."""
+    if isinstance(value, float) and value.is_integer() and -_EXACT < value < _EXACT:
         return int(value)
     return value
 
 
-_INTEGRAL = BeforeValidator(_integral)
-JsonInt = Annotated[int, _INTEGRAL]
+def _whole_deal(value: Any) -> Any:
+    """A deal number is written as a JSON integer (digits only): deal numbers
+    reach 10²⁰ − 1, far past what a float holds exactly, so a number with a
+    fraction or an exponent (``1e19``, ``12345678901234567.0``) would name
+    another deal than the one written. Refused as the rules' range is, 400
+    ``request/invalid`` with ``details.field`` ``deal`` (raised as is:
+    pydantic passes on what is not a ``ValueError``)."""
+    if isinstance(value, float):
+        raise RequestInvalid("deal: a deal number is a JSON integer, written with digits "
+                             "only (no fraction, no exponent)", {"field": "deal"})
+    return value
+
+
+INTEGRAL = BeforeValidator(_integral)
+"""The validator of an integer request field (:func:`_integral`)."""
+JsonInt = Annotated[int, INTEGRAL]
 """An integer field of a request: strict (no strings, no booleans), but ``3.0`` is 3.
-Bounds go inside, before the validator (``Annotated[int, Field(ge=…), _INTEGRAL]``),
+Bounds go inside, before the validator (``Annotated[int, Field(ge=…), INTEGRAL]``),
 so that JSON Schema shows them as ``minimum``/``maximum``, also next to ``None``."""
 
 MoveValue = Annotated[
@@ -72,9 +97,9 @@ class _In(BaseModel):
 class SeriesBody(_In):
     """``"series"`` of ``POST /rooms``: the room is the first of a series of races."""
 
-    races: Annotated[int, Field(ge=2, le=9), _INTEGRAL] = Field(
+    races: Annotated[int, Field(ge=2, le=9), INTEGRAL] = Field(
         description="races back to back on new deals with the same racers (2–9)")
-    break_s: Annotated[int, Field(ge=0, le=300), _INTEGRAL] = Field(
+    break_s: Annotated[int, Field(ge=0, le=300), INTEGRAL] = Field(
         20, description="seconds between a race's end and the next one's countdown (0–300)")
 
 
@@ -91,26 +116,26 @@ class CreateRoom(_In):
 
     variant: str = Field("belle-lucie", max_length=40,
                          json_schema_extra={"enum": list(VARIANTS)})
-    redeals: Annotated[int, Field(ge=0, le=9), _INTEGRAL] | None = None
+    redeals: Annotated[int, Field(ge=0, le=9), INTEGRAL] | None = None
     merci: bool | None = None
     undo: bool | None = None
-    deal: (Annotated[int, _INTEGRAL, WithJsonSchema(  # the range: the rules engine's (400)
+    deal: (Annotated[int, BeforeValidator(_whole_deal), WithJsonSchema(  # range: the rules' (400)
         {"type": "integer", "minimum": 1, "maximum": MAX_DEAL_NUMBER})]
            | Literal["random", "daily"]) = Field(
         "random", description="a deal number (1 … 10^20 − 1), \"random\" or \"daily\"")
-    capacity: Annotated[int, Field(ge=1, le=64), _INTEGRAL] = 8
-    time_limit_s: Annotated[int, Field(ge=10, le=14400), _INTEGRAL] = 900
+    capacity: Annotated[int, Field(ge=1, le=64), INTEGRAL] = 8
+    time_limit_s: Annotated[int, Field(ge=10, le=14400), INTEGRAL] = 900
     visibility: Literal["public", "private"] = "public"
-    countdown_s: Annotated[int, Field(ge=0, le=60), _INTEGRAL] = 3
+    countdown_s: Annotated[int, Field(ge=0, le=60), INTEGRAL] = 3
     hints: bool = Field(False, description="racers may ask for hints (practice rooms)")
     winnable_only: bool = Field(
         False, description="deal (and redeal key) proved winnable by the solver")
-    spectator_delay_s: Annotated[int, Field(ge=0, le=600), _INTEGRAL] | None = Field(
+    spectator_delay_s: Annotated[int, Field(ge=0, le=600), INTEGRAL] | None = Field(
         None, description="during the race, spectators see boards this many "
         "seconds behind the race clock (10–600, default 60; 0 only with open_boards)")
     open_boards: bool = Field(
         False, description="spectators see boards live (shown in the room's listing)")
-    bots: Annotated[int, Field(ge=0, le=63), _INTEGRAL] = Field(
+    bots: Annotated[int, Field(ge=0, le=63), INTEGRAL] = Field(
         0, description="computer racers (bot-Ada, bot-Bix, …) seated at once and run by the "
         "server until their results are final, whoever leaves; fewer than capacity")
     series: SeriesBody | None = Field(
@@ -156,7 +181,7 @@ class MoveBody(_In):
     """A move: the move, the game version it expects, a client move id."""
 
     move: MoveValue
-    expected_version: Annotated[int, Field(ge=0, le=1_000_000), _INTEGRAL]
+    expected_version: Annotated[int, Field(ge=0, le=1_000_000), INTEGRAL]
     client_move_id: str = Field(min_length=1, max_length=64)
 
 

@@ -18,7 +18,12 @@ no task and no body copy). For each HTTP request and WebSocket it
   ``/readyz`` and ``/metrics`` log at debug level (probes and scrapes come
   every few seconds);
 * counts ``lucie_http_requests_total`` by route template and status and keeps
-  ``lucie_sockets_open``.
+  ``lucie_sockets_open``;
+* gives every HTTP answer (a refused socket upgrade's too) the headers of
+  :data:`server.api.errors.NO_STORE` it does not set itself:
+  ``X-Content-Type-Options: nosniff``, and ``Cache-Control: no-store`` unless
+  the answer has its own ``Cache-Control`` (the browser client's pages and
+  static files do: they stay cacheable as they were).
 
 The room socket (:mod:`server.api.ws`) names its room and racer with
 :func:`note_socket`, which also logs the ``socket opened`` line.
@@ -28,6 +33,7 @@ The room socket (:mod:`server.api.ws`) names its room and racer with
 from __future__ import annotations
 
 import contextvars
+import hmac
 import logging
 import os
 import re
@@ -39,13 +45,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.errors import ServiceError, StoreError
+from server.errors import AuthInvalidToken, AuthMissing, RouteNotFound, ServiceError, StoreError
 from server.race.authority import RaceAuthority
 from server.runtime import metrics
 from server.runtime.logs import REQUEST_ID
+from server.runtime.settings import Settings
 
-__all__ = ["OPS_PATHS", "Observe", "SocketNote", "metrics_endpoint", "note_socket",
-           "observed_move", "request_id_of", "socket_note"]
+from .errors import NO_STORE
+
+__all__ = ["OPS_PATHS", "Observe", "SocketNote", "metrics_allowed", "metrics_endpoint",
+           "note_socket", "observed_move", "request_id_of", "secured", "socket_note"]
 
 log = logging.getLogger("server.api.access")
 
@@ -58,7 +67,18 @@ _NOTE: Final[contextvars.ContextVar[SocketNote | None]] = contextvars.ContextVar
 """The :class:`SocketNote` of the socket being served (a context variable, not a
 scope key: nothing then refers back from the server's objects to it)."""
 
+_SECURE: Final = tuple((name.lower().encode(), value.encode()) for name, value in NO_STORE.items())
+
 T = TypeVar("T")
+
+
+def secured(headers: Any, extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    """An answer's raw ``headers`` with ``extra`` and those of :data:`_SECURE`
+    it does not set itself (module docstring)."""
+    out = [*headers, extra]
+    have = {name.lower() for name, _ in out}
+    out += [header for header in _SECURE if header[0] not in have]
+    return out
 
 
 def request_id_of(scope: Scope) -> str:
@@ -119,11 +139,12 @@ class SocketNote:
                 self.code = message.get("code", 1000)
         elif kind in ("websocket.accept", "websocket.http.response.start"):
             header = (b"x-request-id", self.request_id.encode())
-            message = {**message, "headers": [*message.get("headers", ()), header]}
             if kind == "websocket.accept":
+                message = {**message, "headers": [*message.get("headers", ()), header]}
                 self.accepted = True
                 metrics.SOCKETS_OPEN.inc()
             else:
+                message = {**message, "headers": secured(message.get("headers", ()), header)}
                 self.status = message["status"]
         await self._send(message)
 
@@ -172,10 +193,38 @@ async def observed_move(transport: str, started: float, call: Awaitable[T]) -> T
     return ack
 
 
+def metrics_allowed(request: Request) -> None:
+    """Whether ``/metrics`` answers this request (docs/operations.md,
+    "Metrics"): on the metrics listener (``LUCIE_METRICS_PORT``), or on the
+    game port when ``LUCIE_METRICS_TOKEN`` is set; wherever the token is set,
+    only with ``Authorization: Bearer <token>``.
+
+    :raises RouteNotFound: on the game port without a token set (no metrics there).
+    :raises AuthMissing: no Bearer token where one is needed.
+    :raises AuthInvalidToken: another token.
+    """
+    settings: Settings = request.app.state.settings
+    server = request.scope.get("server")
+    listener = settings.metrics_port is not None and server is not None \
+        and server[1] == settings.metrics_port
+    expected = settings.metrics_token
+    if expected is None:
+        if not listener:
+            raise RouteNotFound("Not Found")
+        return
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not given.strip():
+        raise AuthMissing("Authorization: Bearer <metrics token> (LUCIE_METRICS_TOKEN)")
+    if not hmac.compare_digest(given.strip().encode(),
+                               expected.get_secret_value().strip().encode()):
+        raise AuthInvalidToken("not the metrics token")
+
+
 async def metrics_endpoint(request: Request) -> Response:
-    """``GET /metrics``: Prometheus text (:func:`server.runtime.metrics.render`);
-    the room counts are read from the store first (kept as they were when it
-    does not answer)."""
+    """``GET /metrics``: Prometheus text (:func:`server.runtime.metrics.render`)
+    where :func:`metrics_allowed` lets it answer; the room counts are read from
+    the store first (kept as they were when it does not answer)."""
+    metrics_allowed(request)
     authority: RaceAuthority = request.app.state.authority
     try:
         for state, count in (await authority.room_counts()).items():
@@ -222,7 +271,7 @@ class Observe:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message = {**message, "headers": [*message.get("headers", ()), header]}
+                message = {**message, "headers": secured(message.get("headers", ()), header)}
             await send(message)
 
         context = REQUEST_ID.set(request_id)

@@ -95,9 +95,15 @@ check_error_lists()
 def error_codes(ep: Endpoint) -> dict[int, list[str]]:
     """Every error code ``ep`` can answer, by HTTP status: its own codes, the
     body's (when it has one), the store's (as it uses it), ``rate/limited``
-    (every route spends a budget) and ``server/error``."""
+    (every route spends a budget; an address holds a number of connections),
+    ``request/headers_too_large`` (any request head may be over the limit),
+    ``request/not_found`` where the path has parameters (one holding a
+    control character or bytes that are not UTF-8 names nothing:
+    :mod:`server.api.guard`) and ``server/error``."""
     codes = dict.fromkeys((*ep.errors, *(_BODY_CODES if ep.body else ()),
-                           *_STORE_CODES[ep.store], "rate/limited", "server/error"))
+                           *_STORE_CODES[ep.store], "rate/limited",
+                           *(("request/not_found",) if "{" in ep.path else ()),
+                           "request/headers_too_large", "server/error"))
     by_status: dict[int, list[str]] = {}
     for code in codes:
         statuses = REGISTRY[code].statuses

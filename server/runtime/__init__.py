@@ -2,9 +2,10 @@
 GC policy, the open-files limit, secret redaction, store URLs and JSON encoding.
 
 Imports nothing of the service but :mod:`server.errors`, so every layer may
-use it. Modules: ``settings`` (and ``settings_doc``), ``logs``, ``metrics``,
-``uvicorn_protocols`` (which of ``ws_protocol``, ``http_protocol`` or uvicorn's
-own protocols run), ``gcpolicy``, ``limits``, ``cancel``, ``redact``,
+use it. Modules: ``settings`` (and ``settings_doc``), ``logs``, ``metrics``
+(and ``metrics_port``, the metrics listener), ``uvicorn_protocols`` (which of
+``ws_protocol``, ``http_protocol`` or uvicorn's own protocols run),
+``http_limits``, ``gcpolicy``, ``limits``, ``cancel``, ``redact``,
 ``redis_url``, ``jsoncodec``.
 """
 

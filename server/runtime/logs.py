@@ -8,7 +8,11 @@ the service's come out of one handler on stderr, in one format:
   8601, UTC), ``level``, ``logger``, ``message``, then the record's fields
   (``request_id``, ``room``, ``racer``, ``status``, ``duration_ms``, …;
   docs/operations.md, "Logs");
-* ``text`` — ``time level logger: message key=value …`` for a terminal;
+* ``text`` — ``time level logger: message key=value …`` for a terminal,
+  one line per record: control characters in the message and the values
+  (a ``%0a`` in a request's path, decoded) are written as escapes (``\\n``,
+  ``\\x00``), so nobody can forge a line; a traceback follows on lines of its
+  own, each indented, so none of them can pass for a record either;
 * ``auto`` (``LUCIE_LOG_FORMAT`` default) — text when stderr is a terminal,
   else JSON.
 
@@ -27,7 +31,8 @@ import logging
 import sys
 from typing import IO, Any, Final
 
-__all__ = ["REQUEST_ID", "RequestContext", "TextFormatter", "log_config", "resolve_format"]
+__all__ = ["REQUEST_ID", "RequestContext", "TextFormatter", "log_config", "one_line",
+           "resolve_format"]
 
 REQUEST_ID: Final[contextvars.ContextVar[str | None]] = contextvars.ContextVar(
     "lucie_request_id", default=None)
@@ -68,21 +73,38 @@ class RequestContext(logging.Filter):
         return True
 
 
+_ESCAPES: Final = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7f, 0xa0))} | {
+    0x09: "\\t", 0x0a: "\\n", 0x0d: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+"""Control characters (C0, DEL, C1) and Unicode's line and paragraph
+separators, as the escapes a text line shows instead."""
+
+
+def one_line(text: str) -> str:
+    """``text`` with its control characters escaped (:data:`_ESCAPES`): one line."""
+    return text.translate(_ESCAPES) if not text.isprintable() else text
+
+
 class TextFormatter(logging.Formatter):
     """``%(asctime)s %(levelname)s %(name)s: %(message)s`` and then the record's
-    extra fields as ``key=value`` (those that are not ``None``)."""
+    extra fields as ``key=value`` (those that are not ``None``), on one line
+    (:func:`one_line`); a traceback below it, each of its lines indented."""
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return one_line(super().formatMessage(record))
+
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
-        extra = [f"{k}={v}" for k, v in record.__dict__.items()
-                 if k not in _STANDARD and v is not None]
-        if not extra:
-            return text
         head, sep, tail = text.partition("\n")  # a traceback stays below the line
-        return f"{head} {' '.join(extra)}{sep}{tail}"
+        extra = [f"{k}={one_line(str(v))}" for k, v in record.__dict__.items()
+                 if k not in _STANDARD and v is not None]
+        if extra:
+            head = f"{head} {' '.join(extra)}"
+        if tail:
+            tail = "\n".join("    " + one_line(line) for line in tail.split("\n"))
+        return f"{head}{sep}{tail}"
 
 
 def log_config(level: str = "info", fmt: str = "auto") -> dict[str, Any]:

@@ -49,6 +49,7 @@ __all__ = [
     "CONTENT_TYPE",
     "EVENTS_FANNED_OUT",
     "FEED_EVENTS",
+    "HTTP_CONNECTIONS_CUT",
     "HTTP_REQUESTS",
     "HTTP_SECONDS",
     "MOVES_ACCEPTED",
@@ -131,6 +132,11 @@ HTTP_REQUESTS = Counter("lucie_http_requests",
                         ["route", "method", "status"])
 HTTP_SECONDS = Histogram("lucie_http_seconds", "HTTP request durations, by route template",
                          ["route"])
+HTTP_CONNECTIONS_CUT = Counter(
+    "lucie_http_connections_cut",
+    "HTTP connections the server answered or closed before any request was served, by "
+    "reason: headers_too_large (431), header_timeout (no complete request head in time), "
+    "address_cap (429: the address holds its most HTTP connections)", ["reason"])
 
 _ACCEPTED = {t: MOVES_ACCEPTED.labels(t) for t in ("ws", "rest")}
 _ACK = {t: ACK_SECONDS.labels(t) for t in ("ws", "rest")}

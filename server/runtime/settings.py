@@ -32,7 +32,14 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -49,7 +56,7 @@ ENV_FILE_VARIABLE = "LUCIE_ENV_FILE"
 """Names the ``.env`` file to read instead of ``./.env`` (it must exist)."""
 
 _REDIS_URL_NAMES = ("LUCIE_REDIS_URL", "REDIS_URL")
-_SECRETS = frozenset({"moderator_token"})
+_SECRETS = frozenset({"moderator_token", "metrics_token"})
 """Settings whose values are never echoed, not even in an error."""
 """The store URL's variables, the first set one wins."""
 
@@ -110,6 +117,22 @@ class Settings(BaseSettings):
                           description="largest HTTP request body, bytes (413 above)")
     max_message: int = Field(16_384, gt=0,
                              description="largest WebSocket message, bytes (close 1009)")
+    max_header: int = Field(16_384, ge=1024, le=1 << 20,
+                            description="largest HTTP request head (request line and header "
+                                        "fields), bytes; above: 431 "
+                                        "`request/headers_too_large` and the connection "
+                                        "closed (HAProxy's own limit is about 15 KiB: "
+                                        "`tune.bufsize` 16384 less `tune.maxrewrite`)")
+    header_timeout_s: float = Field(10.0, gt=0, le=300,
+                                    description="seconds a connection has to send a complete "
+                                                "request head, from its opening (or from the "
+                                                "first byte of its next request); else it is "
+                                                "closed (slow or silent clients)")
+    http_connections_per_address: int = Field(
+        256, gt=0, description="HTTP connections open at once per client address (room "
+                               "sockets not counted: `LUCIE_SOCKETS_PER_ADDRESS`); above: a "
+                               "new one is answered 429 `rate/limited` and closed. "
+                               "Connections from `LUCIE_TRUSTED_PROXIES` are not counted")
     send_queue: int = Field(256, gt=0, description="messages queued per socket before it "
                                                    "is closed as too slow (4000)")
     ws_rate: float = Field(200.0, gt=0,
@@ -225,6 +248,17 @@ class Settings(BaseSettings):
                                                           "another process may take it (one "
                                                           "killed mid-write)")
 
+    metrics_port: int | None = Field(
+        None, ge=1, le=65535,
+        description="a second port, on the same host, serving `GET /metrics` only "
+                    "(docs/operations.md, \"Metrics\"); unset: no metrics listener",
+        json_schema_extra=_range("1–65535, not the game port, or unset"))
+    metrics_token: SecretStr | None = Field(
+        None, description="a Bearer token `/metrics` asks for wherever it is served; set, "
+                          "`/metrics` is also served on the game port (with the token); "
+                          "neither this nor `LUCIE_METRICS_PORT`: no metrics anywhere",
+        json_schema_extra=_range("16+ characters"))
+
     moderator_token: SecretStr | None = Field(
         None, description="the moderators' tokens (docs/fair-play.md, \"Moderation\"): "
                           "`name:token` pairs, comma-separated (a bare token is named "
@@ -244,6 +278,20 @@ class Settings(BaseSettings):
     def _moderators(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None:
             moderators(value.get_secret_value())
+        return value
+
+    @field_validator("metrics_port")
+    @classmethod
+    def _other_port(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and value == info.data.get("port"):
+            raise ValueError("the game port (LUCIE_PORT): use another one")
+        return value
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _long_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value().strip()) < 16:
+            raise ValueError("shorter than 16 characters")
         return value
 
     @field_validator("log_level", "log_format", mode="before")
@@ -334,7 +382,7 @@ class Settings(BaseSettings):
 
         lines = []
         for name in type(self).model_fields:
-            lines.append(f"{env_name(name)}={_env_value(getattr(self, name))}")
+            lines.append(f"{env_name(name)}={_env_value(name, getattr(self, name))}")
             if name == "redis_prefix" and self.redis_url:
                 own = own_options(self.redis_url)[1].get("prefix")
                 if own:
@@ -370,10 +418,12 @@ def env_name(field: str) -> str:
     return "REDIS_URL" if field == "redis_url" else f"LUCIE_{field.upper()}"
 
 
-def _env_value(value: object) -> str:
+def _env_value(field: str, value: object) -> str:
     if value is None:
         return ""
-    if isinstance(value, SecretStr):  # the moderators' names, never their tokens
+    if isinstance(value, SecretStr):  # the moderators' names, never a token
+        if field != "moderator_token":
+            return "***"
         return ",".join(f"{name}:***" for name in moderators(value.get_secret_value()).values())
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -6,8 +6,12 @@ leaks, close slow readers at once, upgrade GET requests only). Private classes
 change without notice, so they run only on the uvicorn releases their tests
 pass on, :data:`KNOWN_GOOD` (docs/dependencies.md has the sweep). On any other
 release ``lucie-server`` runs uvicorn's stock public protocols — ``ws``
-``websockets-sansio`` (or the ``LUCIE_WS_IMPL`` asked for), ``http`` ``auto`` —
-and logs one warning saying so: the service works, without those fixes.
+``websockets-sansio`` (or the ``LUCIE_WS_IMPL`` asked for), ``http`` ``h11``
+— and logs one warning saying so: the service works, without those fixes.
+The HTTP protocol is then h11, not httptools, because uvicorn bounds a request
+head only there (``h11_max_incomplete_event_size``: ``lucie-server`` sets it to
+``LUCIE_MAX_HEADER``; an oversize head is answered 400, not 431); the header
+timeout and the per-address connection cap are the subclass's and are off.
 
 The modules of the subclasses are imported only inside the range, so an
 uvicorn release that renamed a private module cannot break the import.
@@ -19,6 +23,8 @@ import logging
 import re
 from importlib.metadata import version
 from typing import Any
+
+from server.runtime.http_limits import HttpLimits
 
 __all__ = ["KNOWN_GOOD", "in_known_range", "protocols", "uvicorn_version"]
 
@@ -37,7 +43,6 @@ would pick the legacy one)."""
 
 _warned = False
 
-
 def uvicorn_version() -> tuple[int, ...]:
     """The installed uvicorn's release as integers, e.g. ``(0, 54, 0)``."""
     return tuple(int(part) for part in re.findall(r"\d+", version("uvicorn"))[:3])
@@ -49,22 +54,24 @@ def in_known_range(release: tuple[int, ...] | None = None) -> bool:
     return low <= (release or uvicorn_version()) < high
 
 
-def protocols(ws_impl: str) -> tuple[Any, Any]:
-    """uvicorn's ``(ws, http)`` settings for ``LUCIE_WS_IMPL`` = ``ws_impl``:
-    the service's protocol classes inside :data:`KNOWN_GOOD`, else uvicorn's
-    stock names (``("websockets-sansio", "auto")`` for ``auto``), with one
-    WARNING on the ``server.runtime`` logger per process."""
+def protocols(ws_impl: str, limits: HttpLimits | None = None) -> tuple[Any, Any]:
+    """uvicorn's ``(ws, http)`` settings for ``LUCIE_WS_IMPL`` = ``ws_impl``
+    and the HTTP ``limits`` (default: the settings' defaults): the service's
+    protocol classes inside :data:`KNOWN_GOOD`, else uvicorn's stock names
+    (``("websockets-sansio", "h11")`` for ``auto``), with one WARNING on the
+    ``server.runtime`` logger per process."""
     if in_known_range():
-        from server.runtime.http_protocol import UpgradeHttpToolsProtocol
+        from server.runtime.http_protocol import http_protocol_class
         from server.runtime.ws_protocol import ws_protocol_class
-        return ws_protocol_class(ws_impl), UpgradeHttpToolsProtocol
+        return ws_protocol_class(ws_impl), http_protocol_class(limits or HttpLimits())
     global _warned
     if not _warned:
         _warned = True
         low, high = (".".join(map(str, v)) for v in KNOWN_GOOD)
         log.warning(
             "uvicorn %s is outside the releases the service's protocol fixes are tested on "
-            "(>=%s,<%s): running uvicorn's own protocols; closed sockets then wait for "
-            "the full garbage collection and a slow reader's close for the ping timeout "
+            "(>=%s,<%s): running uvicorn's own protocols (HTTP: h11); closed sockets then "
+            "wait for the full garbage collection, a slow reader's close for the ping "
+            "timeout, and slow request heads and connections per address are not limited "
             "(docs/dependencies.md)", version("uvicorn"), low, high)
-    return _STOCK_WS.get(ws_impl, ws_impl), "auto"
+    return _STOCK_WS.get(ws_impl, ws_impl), "h11"

@@ -83,3 +83,24 @@ def test_text_lines_end_with_the_fields(configured: None) -> None:
                                                           "racer": None})
     line = stream.getvalue().strip()
     assert line.endswith(" INFO server.test: hello room=R1 status=200")
+
+
+def test_text_lines_cannot_be_forged(configured: None) -> None:
+    """A ``%0a`` in a request's path reached the text log decoded: a new line
+    that read as a record of its own (issue 33). Control characters are
+    escaped, and a traceback's lines are indented below their record."""
+    stream = _capture("text")
+    forged = "2026-01-01 00:00:00,000 INFO server.api.access: forged"
+    logging.getLogger("server.test").info("GET %s", f"/x\n{forged}",
+                                          extra={"path": f"/x\r\n{forged}\x00\x1b[2J"})
+    try:
+        raise ValueError(f"bad\n{forged}")
+    except ValueError:
+        logging.getLogger("server.test").exception("failed")
+    lines = stream.getvalue().splitlines()
+    assert lines[0].endswith(f"INFO server.test: GET /x\\n{forged} "
+                             f"path=/x\\r\\n{forged}\\x00\\x1b[2J")
+    assert lines[1].endswith("ERROR server.test: failed")
+    assert lines[2] == "    Traceback (most recent call last):"
+    assert all(line.startswith("    ") for line in lines[2:])
+    assert not any(line.startswith(forged) for line in lines)

@@ -188,6 +188,15 @@ def test_bad_value_in_the_file_names_variable_and_file(tmp_path: Path) -> None:
                                         "boolean"),
     ({"LUCIE_WS_IMPL": "tornado"}, "LUCIE_WS_IMPL=tornado: input should be 'auto', "),
     ({"LUCIE_LOG_LEVEL": "loud"}, "LUCIE_LOG_LEVEL=loud: input should be 'critical', "),
+    ({"LUCIE_MAX_HEADER": "100"}, "LUCIE_MAX_HEADER=100: input should be greater than or "
+                                  "equal to 1024"),
+    ({"LUCIE_HEADER_TIMEOUT_S": "600"}, "LUCIE_HEADER_TIMEOUT_S=600: input should be less "
+                                        "than or equal to 300"),
+    ({"LUCIE_METRICS_PORT": "8000"}, "LUCIE_METRICS_PORT=8000: the game port (LUCIE_PORT)"),
+    ({"LUCIE_METRICS_PORT": "0"}, "LUCIE_METRICS_PORT=0: input should be greater than or "
+                                  "equal to 1"),
+    ({"LUCIE_METRICS_TOKEN": "hunter2"}, "LUCIE_METRICS_TOKEN=***: shorter than 16 "
+                                         "characters"),
     ({"LUCIE_TRUSTED_PROXIES": "10.0.0.0/8, lb"}, "LUCIE_TRUSTED_PROXIES=10.0.0.0/8, lb: 'lb' "
                                                   "is not an address or a network"),
     ({"LUCIE_GC_GEN0": "-1"}, "LUCIE_GC_GEN0=-1: input should be greater than or equal to 0"),
@@ -221,7 +230,8 @@ POSITIVE = ("max_body", "max_message", "send_queue", "ws_burst", "http_burst", "
             "create_burst", "join_burst", "upload_burst", "sockets_per_address",
             "spectators_per_room", "max_sockets", "waiting_rooms_per_address", "max_rooms",
             "keep_alive_s", "ws_rate", "http_rate", "create_per_min", "join_per_min",
-            "upload_per_min", "ping_interval", "ping_timeout", "ended_ttl_s", "waiting_ttl_s")
+            "upload_per_min", "ping_interval", "ping_timeout", "ended_ttl_s", "waiting_ttl_s",
+            "header_timeout_s", "http_connections_per_address")
 """The settings that must be above 0 (the old ``check()`` rules, and the
 timeouts and lifetimes that 0 or less would break)."""
 
@@ -293,6 +303,22 @@ def test_print_settings_redacts_the_password(tmp_path: Path) -> None:
     path = _env_file(tmp_path, done.stdout.replace("[redacted]", "Secret-Pass-42"))
     assert Settings.from_env({"LUCIE_ENV_FILE": str(path)}) == Settings.from_env(
         {"REDIS_URL": url, "LUCIE_WS_COMPRESSION": "1", "LUCIE_TICK_MS": "125"}, port=8123)
+
+
+def test_print_settings_never_shows_the_metrics_token(tmp_path: Path) -> None:
+    token = "metrics-" + "s3cr3t" * 4
+    done = _lucie_server(["--print-settings"], {"LUCIE_METRICS_TOKEN": token,
+                                                "LUCIE_METRICS_PORT": "9100"}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert token not in done.stdout + done.stderr
+    assert "LUCIE_METRICS_TOKEN=***" in done.stdout.splitlines()
+    assert "LUCIE_METRICS_PORT=9100" in done.stdout.splitlines()
+
+
+def test_the_metrics_port_and_the_game_port_differ() -> None:
+    assert Settings.from_env({"LUCIE_METRICS_PORT": "9100"}).metrics_port == 9100
+    with pytest.raises(SettingsError, match=r"^LUCIE_METRICS_PORT=9100: the game port"):
+        Settings.from_env({"LUCIE_METRICS_PORT": "9100"}, port=9100)
 
 
 def test_print_settings_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:

@@ -138,3 +138,48 @@ def test_socket_messages_with_duplicate_keys_are_refused(client: TestClient) -> 
         assert "duplicate key" in error["d"]["message"]
         ws.send_text('{"t": "ping"}')
         assert ws.receive_json() == {"t": "pong"}
+
+
+@pytest.mark.parametrize("deal", [b"1e19", b"12345678901234567.0", b"5.0", b"1E2",
+                                  b"99999999999999999999.0"])
+def test_deal_numbers_are_json_integers(client: TestClient, deal: bytes) -> None:
+    """Deal numbers reach 10^20 - 1, past what a float holds exactly:
+    ``12345678901234567.0`` was taken as deal …568 (issue 33). Written with a
+    fraction or an exponent, a deal number is refused, whatever its value."""
+    r = client.post("/api/v1/rooms", content=b'{"deal": ' + deal + b"}", headers=JSON)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["code"] == "request/invalid"
+    assert r.json()["error"]["details"]["field"] == "deal"
+    assert client.get("/api/v1/rooms").json()["rooms"] == []
+
+
+def test_a_deal_number_is_kept_to_the_digit(client: TestClient) -> None:
+    for deal in (12345678901234567, 10**20 - 1, 2**53 + 1):
+        r = client.post("/api/v1/rooms", content=b'{"deal": %d}' % deal, headers=JSON)
+        assert r.status_code == 201, r.text
+        assert r.json()["room"]["deal_number"] == deal
+
+
+def test_other_integer_fields_take_whole_numbers_a_float_holds(client: TestClient) -> None:
+    """``8.0`` is 8 where a float holds the number exactly (v1 took it; JSON
+    Schema's ``integer`` includes it); past 2^53 a float is refused rather
+    than read as a neighbour."""
+    r = client.post("/api/v1/rooms", content=b'{"capacity": 8.0, "time_limit_s": 1e3}',
+                    headers=JSON)
+    assert r.status_code == 201, r.text
+    assert (r.json()["room"]["capacity"], r.json()["room"]["time_limit_ms"]) == (8, 1_000_000)
+    from server.api.models import MoveBody
+    with pytest.raises(ValueError, match="valid integer"):
+        MoveBody.model_validate_json(b'{"move": "r", "client_move_id": "a", '
+                                     b'"expected_version": 9007199254740993.0}')
+
+
+@pytest.mark.parametrize("field", [b'"capacity": "8"', b'"capacity": true',
+                                   b'"time_limit_s": "900"', b'"countdown_s": false'])
+def test_ghost_room_numbers_are_strict(client: TestClient, field: bytes) -> None:
+    """``POST /ghost-rooms`` took ``"8"`` and ``true`` as numbers; types are strict."""
+    body = b'{"replay": {}, ' + field + b"}"
+    r = client.post("/api/v1/ghost-rooms", content=body, headers=JSON)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["code"] == "request/invalid"
+    assert r.json()["error"]["details"]["errors"][0]["loc"] == [field.split(b'"')[1].decode()]

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.timeout(300)
 
 TOKEN = os.urandom(16).hex()
 MODERATOR = f"alice:{TOKEN}"
+METRICS_TOKEN = f"metrics-{os.urandom(12).hex()}"
 DEALS = (288, 70, 360)
 """Deals whose first layout takes planning (the solver's line finds moves the
 plain strategy misses there): a fixed, fast setting for a test."""
@@ -103,6 +104,7 @@ async def _until(fetch: Callable[[], Any], ready: Callable[[Any], bool],
 @pytest.fixture(scope="module")
 def url(server_factory: ServerFactory) -> str:
     return str(server_factory(LUCIE_MODERATOR_TOKEN=MODERATOR, LUCIE_FAIR_PLAY_MIN_RACES="3",
+                              LUCIE_METRICS_TOKEN=METRICS_TOKEN,
                               LUCIE_ARCHIVE_PERIOD_S="0.2",
                               LUCIE_FAIR_PLAY_CONTACT="fairplay@example.org"))
 
@@ -141,7 +143,8 @@ async def test_a_solver_script_reaches_the_queue_and_a_verdict_refunds_its_victi
         assert hal.status_code == 200 and hal.json()["judgement"]["verdict"] == "clean"
         assert len(hal.json()["races"]) == 3
         assert all(e["player"]["id"] != victim["id"] for e in listed)
-        scraped = (await api.get(url + "/metrics")).text
+        scraped = (await api.get(url + "/metrics", headers={
+            "Authorization": f"Bearer {METRICS_TOKEN}"})).text
         assert 'lucie_racers_assessed_total{verdict="clean"}' in scraped
         # flags are never shown to other players: the public profile says nothing
         assert (await api.get(f"/players/{cheat['id']}")).json()["fair_play"] is None
