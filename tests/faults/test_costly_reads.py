@@ -7,6 +7,7 @@ Latency targets live in the benchmark (``python -m bench reads``)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 
@@ -19,6 +20,7 @@ from tests.conftest import ServerFactory
 pytestmark = pytest.mark.timeout(120)
 
 ENTRIES = 2_000
+METRICS_TOKEN = f"metrics-{os.urandom(12).hex()}"
 
 
 def _counter(text: str, result: str) -> float:
@@ -29,7 +31,9 @@ def _counter(text: str, result: str) -> float:
 
 async def test_four_clients_hammering_a_finished_comparison_get_the_kept_answer(
         server_factory: ServerFactory) -> None:
-    url = server_factory(LUCIE_WS_RATE="100000", LUCIE_WS_BURST="100000")
+    url = server_factory(LUCIE_WS_RATE="100000", LUCIE_WS_BURST="100000",
+                         LUCIE_METRICS_TOKEN=METRICS_TOKEN)
+    scrape = {"Authorization": f"Bearer {METRICS_TOKEN}"}
     async with httpx.AsyncClient(base_url=url + "/api/v1", timeout=30) as http:
         made = (await http.post("/rooms", json={"deal": 5, "countdown_s": 0})).json()
         code, host = made["room"]["code"], made["host_token"]
@@ -43,7 +47,7 @@ async def test_four_clients_hammering_a_finished_comparison_get_the_kept_answer(
                             headers={"Authorization": f"Bearer {s['token']}"})
         first = await http.get(f"/rooms/{code}/compare/ada/bob")
         assert first.status_code == 200 and first.json()["a"]["moves"] == ENTRIES
-        before = await http.get(url + "/metrics")
+        before = await http.get(url + "/metrics", headers=scrape)
         stop_at = time.monotonic() + 2.0
         bodies: list[bytes] = []
         probes: list[int] = []
@@ -59,7 +63,7 @@ async def test_four_clients_hammering_a_finished_comparison_get_the_kept_answer(
                 await asyncio.sleep(0.02)
 
         await asyncio.gather(*(hammer() for _ in range(4)), probe())
-        after = await http.get(url + "/metrics")
+        after = await http.get(url + "/metrics", headers=scrape)
     assert bodies and all(b == first.content for b in bodies)
     assert probes and set(probes) == {200}
     assert _counter(after.text, "hit") - _counter(before.text, "hit") == len(bodies)
