@@ -55,7 +55,7 @@ from server.race.views import RoomView
 from server.runtime import metrics
 from server.runtime.event_seq import GAP, OLD, EventCursor
 from server.runtime.settings import Settings
-from server.runtime.ws_protocol import SEND_TEXT_NOW
+from server.runtime.ws_protocol import BUDGET, SEND_TEXT_NOW
 
 from . import ws_out as out
 from .errors import socket_store_error, validation_details
@@ -118,7 +118,11 @@ class Connection:
         self.racer_id = racer_id
         self.token = token
         self.listener = Listener(self.settings.send_queue, self._slow)
-        self.bucket = TokenBucket(self.settings.ws_rate, self.settings.ws_burst)
+        # the message budget: the protocol's, which counts every frame as it
+        # parses them (pings too: server.runtime.ws_protocol), else our own
+        counted = (ws.scope.get("extensions") or {}).get(BUDGET)
+        self.bucket: TokenBucket | None = None if counted is not None else TokenBucket(
+            self.settings.ws_rate, self.settings.ws_burst)
         self.seen = EventCursor()
         """The last room event this socket sent (or its welcome or snapshot showed)."""
         self._received = 0.0  # when the message being handled arrived (perf_counter)
@@ -285,7 +289,7 @@ class Connection:
             raw = message.get("text")
             if raw is None:
                 raw = message.get("bytes") or b""
-            if not self.bucket.take():
+            if self.bucket is not None and not self.bucket.take():
                 self.listener.close(*close_args(RateLimited, "too many messages"))
                 return
             if len(raw) > limit:

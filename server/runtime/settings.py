@@ -113,7 +113,8 @@ class Settings(BaseSettings):
     send_queue: int = Field(256, gt=0, description="messages queued per socket before it "
                                                    "is closed as too slow (4000)")
     ws_rate: float = Field(200.0, gt=0,
-                           description="WebSocket messages per second per connection")
+                           description="WebSocket messages per second per connection (every "
+                                       "frame: each message fragment, ping and pong)")
     ws_burst: int = Field(400, gt=0, description="… and burst, messages; above: close 1008")
     http_rate: float = Field(2000.0, gt=0,
                              description="HTTP requests per second per client address")

@@ -49,15 +49,17 @@ def in_known_range(release: tuple[int, ...] | None = None) -> bool:
     return low <= (release or uvicorn_version()) < high
 
 
-def protocols(ws_impl: str) -> tuple[Any, Any]:
+def protocols(ws_impl: str, budget: tuple[float, int] = (200.0, 400)) -> tuple[Any, Any]:
     """uvicorn's ``(ws, http)`` settings for ``LUCIE_WS_IMPL`` = ``ws_impl``:
-    the service's protocol classes inside :data:`KNOWN_GOOD`, else uvicorn's
-    stock names (``("websockets-sansio", "auto")`` for ``auto``), with one
-    WARNING on the ``server.runtime`` logger per process."""
+    the service's protocol classes inside :data:`KNOWN_GOOD` (``budget``: a
+    socket's message budget, ``(LUCIE_WS_RATE, LUCIE_WS_BURST)``, which they
+    count frames in), else uvicorn's stock names (``("websockets-sansio",
+    "auto")`` for ``auto``), with one WARNING on the ``server.runtime``
+    logger per process."""
     if in_known_range():
         from server.runtime.http_protocol import UpgradeHttpToolsProtocol
         from server.runtime.ws_protocol import ws_protocol_class
-        return ws_protocol_class(ws_impl), UpgradeHttpToolsProtocol
+        return ws_protocol_class(ws_impl, budget), UpgradeHttpToolsProtocol
     global _warned
     if not _warned:
         _warned = True

@@ -40,8 +40,10 @@ def test_the_locked_uvicorn_runs_our_protocols(caplog: pytest.LogCaptureFixture)
 
     assert uvicorn_protocols.in_known_range()
     with caplog.at_level(logging.WARNING, "server.runtime"):
-        config = uvicorn_config(Settings())
-    assert (config.ws, config.http) == (SansIOProtocol, UpgradeHttpToolsProtocol)
+        config = uvicorn_config(Settings(ws_rate=12.5, ws_burst=30))
+    assert issubclass(config.ws, SansIOProtocol) and config.http is UpgradeHttpToolsProtocol
+    # a class of its own with the server's message budget (server.runtime.ws_protocol)
+    assert (config.ws.budget_rate, config.ws.budget_burst) == (12.5, 30)
     assert caplog.records == []
 
 
