@@ -58,6 +58,7 @@ from server.runtime.settings import Settings
 from server.runtime.ws_protocol import BUDGET, SEND_TEXT_NOW
 
 from . import ws_out as out
+from .admission import SocketTicket
 from .errors import socket_store_error, validation_details
 from .hub import Hub, Item, Listener
 from .models import (
@@ -103,12 +104,13 @@ class Connection:
         "room_id",
         "seen",
         "settings",
+        "ticket",
         "token",
         "ws",
     )
 
     def __init__(self, ws: WebSocket, room_id: str, racer_id: str | None,
-                 token: str | None) -> None:
+                 token: str | None, ticket: SocketTicket | None = None) -> None:
         state = ws.app.state
         self.ws = ws
         self.authority: RaceAuthority = state.authority
@@ -117,6 +119,8 @@ class Connection:
         self.room_id = room_id
         self.racer_id = racer_id
         self.token = token
+        self.ticket = ticket
+        """What admission counts this socket as (a spectator gives its slot back at ``auth``)."""
         self.listener = Listener(self.settings.send_queue, self._slow)
         # the message budget: the protocol's, which counts every frame as it
         # parses them (pings too: server.runtime.ws_protocol), else our own
@@ -346,6 +350,8 @@ class Connection:
                 self.listener.close(*close_args(AuthInvalidToken))
                 return
             self.racer_id, self.token = racer_id, msg.d.token
+            if self.ticket is not None:
+                self.ws.app.state.admission.racer_now(self.ticket)
             note_socket(self.ws.scope, self.room_id, racer_id)
             room = await self.authority.get_room(self.room_id)
             self.push(out.welcome(racer_id, room))

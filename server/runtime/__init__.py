@@ -5,7 +5,8 @@ Imports nothing of the service but :mod:`server.errors`, so every layer may
 use it. Modules: ``settings`` (and ``settings_doc``), ``logs``, ``metrics``,
 ``uvicorn_protocols`` (which of ``ws_protocol``, ``http_protocol`` or uvicorn's
 own protocols run), ``gcpolicy``, ``limits``, ``cancel``, ``redact``,
-``redis_url``, ``jsoncodec``.
+``redis_url``, ``jsoncodec``, ``token_bucket`` (the socket's message budget),
+``origins`` (the room socket's ``Origin`` rule).
 """
 
 from __future__ import annotations
