@@ -55,7 +55,8 @@ from server.race.views import RoomView
 from server.runtime import metrics
 from server.runtime.event_seq import GAP, OLD, EventCursor
 from server.runtime.settings import Settings
-from server.runtime.ws_protocol import BUDGET, SEND_TEXT_NOW
+from server.runtime.ws_budget import BUDGET
+from server.runtime.ws_protocol import SEND_TEXT_NOW
 
 from . import ws_out as out
 from .admission import SocketTicket

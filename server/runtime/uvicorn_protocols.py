@@ -58,8 +58,7 @@ def protocols(ws_impl: str, budget: tuple[float, int] = (200.0, 400)) -> tuple[A
     logger per process."""
     if in_known_range():
         from server.runtime.http_protocol import UpgradeHttpToolsProtocol
-        from server.runtime.ws_protocol import ws_protocol_class
-        return ws_protocol_class(ws_impl, budget), UpgradeHttpToolsProtocol
+        return _ws_protocol_class(ws_impl, budget), UpgradeHttpToolsProtocol
     global _warned
     if not _warned:
         _warned = True
@@ -70,3 +69,19 @@ def protocols(ws_impl: str, budget: tuple[float, int] = (200.0, 400)) -> tuple[A
             "the full garbage collection and a slow reader's close for the ping timeout "
             "(docs/dependencies.md)", version("uvicorn"), low, high)
     return _STOCK_WS.get(ws_impl, ws_impl), "auto"
+
+
+def _ws_protocol_class(ws_impl: str, budget: tuple[float, int]) -> Any:
+    """uvicorn's ``ws`` setting for ``LUCIE_WS_IMPL`` inside the range (``auto``:
+    websockets, sans-I/O, as uvicorn's own ``auto`` picks it when websockets is
+    installed, which it is: a dependency): our class, with the message budget
+    ``budget`` (a class of its own per server); the legacy ``websockets``
+    implementation as it is."""
+    from server.runtime.ws_budget import with_budget
+    if ws_impl == "wsproto":  # an optional library: imported only when asked for
+        from server.runtime.ws_wsproto import wsproto_protocol
+        return with_budget(wsproto_protocol(), budget)
+    if ws_impl in ("auto", "websockets-sansio"):
+        from server.runtime.ws_protocol import SansIOProtocol
+        return with_budget(SansIOProtocol, budget)
+    return ws_impl

@@ -26,7 +26,8 @@ not answer it within uvicorn's close timeout (10 s) is cut off
 (``transport.abort()``: a paused transport's ``close()`` would wait for the
 peer to read everything first).
 
-:func:`ws_protocol_class` maps ``LUCIE_WS_IMPL`` to the class uvicorn runs; the
+:func:`server.runtime.uvicorn_protocols.protocols` maps ``LUCIE_WS_IMPL`` to
+the class uvicorn runs (wsproto's: :mod:`server.runtime.ws_wsproto`); the
 legacy ``websockets`` implementation, which closes slow peers itself, is passed
 through unchanged (its reset sockets stay in cycles until the full collection).
 
@@ -46,67 +47,31 @@ without a task switch through the ASGI scope extension
 ``True`` when written, ``False`` when it must use ``websocket.send``);
 the room socket does for its acks and events (:mod:`server.api.ws`).
 
-Every frame a peer sends — text, binary, each fragment, ping and pong; not
-its close — spends a token of the connection's message budget
-(``LUCIE_WS_RATE`` a second, burst ``LUCIE_WS_BURST``: the class attributes
-:func:`ws_protocol_class` sets), here, as it is parsed: the library answers a
-ping by itself, so an app that counted only messages let a peer send ping
-frames without limit (2.1 M in 8 s from one socket, a probe ``GET`` waiting
-7 s: issue 33). Past the budget the socket is closed with 1008
-``rate/limited: too many messages``, the answers not yet written (the
-flood's pongs) and the messages the app has not taken yet are dropped, and
-nothing more is parsed: what the peer still sends is read and dropped (so
-that it pins no kernel buffers), up to 1 MiB or 2 s, then the connection is
-cut off (:meth:`_Budgeted._over_budget`). A read is fed to the parser 4 KiB at a
-time (:data:`_SLICE`), so a flood costs at most a slice past the budget
-before it is cut off, not a whole read (256 KiB of pings parsed: ~170 ms of
-the event loop). The app finds the budget in the scope extension
-:data:`BUDGET` and counts nothing itself then; under the legacy
-``websockets`` implementation it counts messages (pings are not counted).
+Every frame a peer sends spends the connection's message budget as it is
+parsed (:class:`~server.runtime.ws_budget.Budgeted`: pings too; issue 33).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import struct
 from typing import Any
 
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.frames import Frame, Opcode
-from websockets.http11 import Request
 from websockets.protocol import State
 
-from server.errors import RateLimited, RequestInvalid
+from server.errors import RequestInvalid
 
 from .token_bucket import TokenBucket
+from .ws_budget import BUDGET, SansIOBudget
 
-__all__ = ["BUDGET", "SEND_TEXT_NOW", "CorkedTransport", "SansIOProtocol", "ws_protocol_class"]
+__all__ = ["SEND_TEXT_NOW", "CorkedTransport", "SansIOProtocol"]
 
 SEND_TEXT_NOW = "lucie.send_text_now"
 """The ASGI scope extension of a socket whose protocol can write a text message
 without a task switch: ``scope["extensions"][SEND_TEXT_NOW](text) -> bool``."""
-
-BUDGET = "lucie.budget"
-"""The ASGI scope extension of a socket whose protocol counts every frame it
-receives in the connection's message budget (module docstring):
-``scope["extensions"][BUDGET]`` is that :class:`TokenBucket`."""
-
-_SLICE = 4096
-"""Bytes of a read fed to the frame parser at a time (module docstring)."""
-
-_LINGER_S = 2.0
-"""How long a socket closed past its budget is kept for the peer to take the
-close frame and hang up, before it is cut off."""
-
-_DROP_AT_MOST = 1 << 20
-"""Bytes a socket closed past its budget may still send (read and dropped)
-before it is cut off."""
-
-_OVER_BUDGET = (RateLimited.spec.close or 1008, f"{RateLimited.code}: too many messages")
-"""The close of a socket past its message budget (the room socket's own words)."""
 
 _NOT_UTF8 = 1007
 """Close code for socket text that is not UTF-8 (RFC 6455 "invalid frame payload
@@ -288,67 +253,7 @@ def _text_frame(text: str) -> bytes:
     return head + data
 
 
-class _Budgeted:
-    """The connection's message budget, spent by every frame the peer sends
-    but its close (module docstring); :func:`ws_protocol_class` sets the rate."""
-
-    budget_rate: float = 200.0
-    budget_burst: int = 400
-    _cut = False
-    """Past the budget: what the peer sends is read and dropped, not parsed."""
-    _dropped = 0
-
-    queue: Any  # an _Inbox
-    handshake_complete: bool
-    close_sent: bool
-    close_timer: asyncio.TimerHandle | None
-    read_paused: bool
-    loop: asyncio.AbstractEventLoop
-    transport: asyncio.Transport
-
-    def data_received(self, data: bytes) -> None:
-        if not self._cut:
-            super().data_received(data)  # type: ignore[misc]
-            return
-        self._dropped += len(data)
-        if self._dropped > _DROP_AT_MOST:
-            self.transport.abort()
-
-    def _send_over_budget_close(self, code: int, reason: str) -> None:
-        raise NotImplementedError
-
-    def _over_budget(self) -> None:
-        """Close past the budget: the app's untaken messages dropped; the close
-        frame sent and the sending side shut (``FIN``); what the peer sends
-        from now on read and dropped unparsed (not left unread: a flooder's
-        data would pin kernel buffers, megabytes a socket, and unread data
-        turns a close into a reset that can lose the close frame); cut off
-        after :data:`_LINGER_S`, or :data:`_DROP_AT_MOST` bytes more. A peer
-        that takes the close and hangs up ends it at once."""
-        self._cut = True
-        self.queue.drop_received()
-        if not self.handshake_complete:  # frames before the upgrade's answer
-            self.transport.abort()
-            return
-        if not self.close_sent:
-            code, reason = _OVER_BUDGET
-            self.queue.put_nowait({"type": "websocket.disconnect", "code": code,
-                                   "reason": reason})
-            self._send_over_budget_close(code, reason)
-            self.close_sent = True
-        if self.transport.is_closing():
-            return
-        if self.read_paused:  # uvicorn paused it for the app: read on, to drop
-            self.read_paused = False
-            self.transport.resume_reading()
-        if self.transport.can_write_eof():
-            self.transport.write_eof()
-        if self.close_timer is not None:
-            self.close_timer.cancel()
-        self.close_timer = self.loop.call_later(_LINGER_S, self.transport.abort)
-
-
-class SansIOProtocol(_Budgeted, _ClosesWithoutWaiting, WebSocketsSansIOProtocol):
+class SansIOProtocol(SansIOBudget, _ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol; a lost connection ends its
     parser, a close does not wait for the peer to read, a text message
     that is not UTF-8 is the client's error, not the server's, the writes
@@ -366,52 +271,9 @@ class SansIOProtocol(_Budgeted, _ClosesWithoutWaiting, WebSocketsSansIOProtocol)
         self._plain = False  # accepted, no extension: text frames written directly
         self._budget = TokenBucket(self.budget_rate, self.budget_burst)
 
-    def data_received(self, data: bytes) -> None:
-        if self._cut or len(data) <= _SLICE:
-            super().data_received(data)
-            return
-        for at in range(0, len(data), _SLICE):  # module docstring
-            super().data_received(data[at:at + _SLICE])
-            if self.transport.is_closing():
-                return
-            if self._cut:  # past the budget: the rest of this read is dropped
-                super().data_received(data[at + _SLICE:])
-                return
-
-    def handle_events(self) -> None:
-        # uvicorn's dispatch, each frame but a close spending the budget first
-        budget = self._budget
-        for event in self.conn.events_received():
-            if isinstance(event, Request):
-                self.handle_connect(event)
-                continue
-            if not isinstance(event, Frame):
-                continue
-            opcode = event.opcode
-            if opcode is not Opcode.CLOSE and not budget.take():
-                self._over_budget()
-                return
-            if opcode is Opcode.TEXT:
-                self.handle_text(event)
-            elif opcode is Opcode.BINARY:
-                self.handle_bytes(event)
-            elif opcode is Opcode.CONT:
-                self.handle_cont(event)
-            elif opcode is Opcode.PING:
-                self.handle_ping()
-            elif opcode is Opcode.PONG:
-                self.handle_pong(event)
-            else:
-                self.handle_close(event)
-
-    def _send_over_budget_close(self, code: int, reason: str) -> None:
-        self.conn.data_to_send()  # the flood's answers (pongs): not sent
-        self.conn.send_close(code, reason)
-        self.transport.write(b"".join(self.conn.data_to_send()))
-
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
-        self.transport = CorkedTransport(self.transport, self.loop)  # type: ignore[assignment]
+        self.transport = CorkedTransport(self.transport, self.loop)
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
@@ -475,81 +337,3 @@ class SansIOProtocol(_Budgeted, _ClosesWithoutWaiting, WebSocketsSansIOProtocol)
                     self.handle_parser_exception()
                     return
         super().send_receive_event_to_app()
-
-
-def ws_protocol_class(ws_impl: str, budget: tuple[float, int] = (200.0, 400)) -> Any:
-    """uvicorn's ``ws`` setting for ``LUCIE_WS_IMPL`` (``auto``: websockets,
-    sans-I/O, as uvicorn's own ``auto`` picks it when websockets is installed,
-    which it is: a dependency); ``budget``: the message budget of a connection
-    (``LUCIE_WS_RATE``, ``LUCIE_WS_BURST``), a class of its own per server."""
-    if ws_impl == "wsproto":  # an optional library: imported only when asked for
-        return _with_budget(_wsproto_protocol(), budget)
-    if ws_impl in ("auto", "websockets-sansio"):
-        return _with_budget(SansIOProtocol, budget)
-    return ws_impl
-
-
-def _with_budget(cls: type, budget: tuple[float, int]) -> type:
-    rate, burst = budget
-    return type(cls.__name__, (cls,), {
-        "__slots__": (), "__module__": cls.__module__, "__doc__": cls.__doc__,
-        "budget_rate": float(rate), "budget_burst": int(burst)})
-
-
-def _wsproto_protocol() -> type:
-    from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
-    from wsproto import events
-    from wsproto.utilities import LocalProtocolError
-
-    class WSProtoProtocol(_Budgeted, _ClosesWithoutWaiting, WSProtocol):
-        """uvicorn's wsproto protocol; a lost connection ends its frame
-        parser, a close does not wait for the peer to read, every frame but
-        a close spends the message budget (wsproto parses lazily: nothing
-        past the budget is parsed)."""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.queue = _Inbox()
-            self._budget = TokenBucket(self.budget_rate, self.budget_burst)
-
-        def handle_connect(self, event: Any) -> None:
-            super().handle_connect(event)
-            extensions: dict[str, Any] = self.scope["extensions"]
-            extensions[BUDGET] = self._budget
-
-        def handle_events(self) -> None:
-            # uvicorn's dispatch, each frame but a close spending the budget first
-            budget = self._budget
-            for event in self.conn.events():
-                if not isinstance(event, events.Request | events.CloseConnection) \
-                        and not budget.take():
-                    self._over_budget()
-                    return
-                if self.close_sent:
-                    if isinstance(event, events.CloseConnection):
-                        self.handle_close(event)
-                    continue
-                if isinstance(event, events.Request):
-                    self.handle_connect(event)
-                elif isinstance(event, events.TextMessage | events.BytesMessage):
-                    self.handle_message(event)
-                elif isinstance(event, events.CloseConnection):
-                    self.handle_close(event)
-                elif isinstance(event, events.Ping):
-                    self.handle_ping(event)
-                elif isinstance(event, events.Pong):
-                    self.handle_pong(event)
-
-        def _send_over_budget_close(self, code: int, reason: str) -> None:
-            with contextlib.suppress(LocalProtocolError):  # the peer is closing already
-                self.transport.write(self.conn.send(events.CloseConnection(code, reason)))
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            super().connection_lost(exc)
-            # wsproto has no public way to end its parser: reach the generator,
-            # and leave the cycle to the collector if a release renames it
-            parser = getattr(getattr(self.conn.connection, "_proto", None), "_parse_more", None)
-            if parser is not None:
-                parser.close()
-
-    return WSProtoProtocol
