@@ -3,10 +3,11 @@ GC policy, the open-files limit, secret redaction, store URLs and JSON encoding.
 
 Imports nothing of the service but :mod:`server.errors`, so every layer may
 use it. Modules: ``settings`` (and ``settings_doc``), ``logs``, ``metrics``,
-``uvicorn_protocols`` (which of ``ws_protocol``, ``http_protocol`` or uvicorn's
-own protocols run), ``gcpolicy``, ``limits``, ``cancel``, ``redact``,
-``redis_url``, ``jsoncodec``, ``token_bucket`` (the socket's message budget),
-``origins`` (the room socket's ``Origin`` rule).
+``uvicorn_protocols`` (which of ``ws_protocol``, ``ws_wsproto``,
+``http_protocol`` or uvicorn's own protocols run), ``ws_budget`` and
+``token_bucket`` (a socket's message budget, counted by the protocol),
+``origins`` (the room socket's ``Origin`` rule), ``gcpolicy``, ``limits``,
+``cancel``, ``redact``, ``redis_url``, ``jsoncodec``.
 """
 
 from __future__ import annotations
