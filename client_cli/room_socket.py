@@ -1,8 +1,10 @@
 """The WebSocket half of the client library: :class:`RoomConnection`.
 
 One connection per client per room (docs/protocol.md, "WebSocket"). It
-authenticates with ``Authorization: Bearer <token>`` (or connects as a
-spectator without a token), yields the room's messages as typed values,
+authenticates on the upgrade with ``Authorization: Bearer <token>`` — so the
+room's spectator cap never turns it away — or connects as a spectator
+without a token (past the cap it is closed 1008 ``rate/limited`` and tries
+again, as after a drop), yields the room's messages as typed values,
 sends moves and matches their acknowledgements by ``client_move_id``, and
 reconnects by itself when the socket drops: it resumes with
 ``?since=<last seq seen>``, re-sends every move not yet acknowledged (the
@@ -203,7 +205,9 @@ class RoomConnection:
                 raise RoomGone("room/not_found", f"no room {self.room!r} on {self.url}",
                                status=404) from None
             if status in (401, 403):
-                raise ApiError("auth/invalid_token", "the server refused this racer's token",
+                code, message = _refusal(exc.response.body)
+                raise ApiError(code or "auth/invalid_token",
+                               message or "the server refused this racer's token",
                                status=status) from None
             raise ServerUnreachable(self.url, f"HTTP {status} on the room socket") from None
         except InvalidURI:
@@ -268,12 +272,16 @@ class RoomConnection:
                 self._dispatch(raw)
         except ConnectionClosed:
             pass
-        code = ws.close_code
+        code, reason = ws.close_code, ws.close_reason or ""
+        said = reason.partition(":")[0] if "/" in reason.partition(":")[0] else ""
         if code == CLOSE_ROOM_NOT_FOUND:
             self._error = RoomGone("room/not_found", f"room {self.room!r} is gone")
-        elif code == CLOSE_POLICY and self.last_seq is None:
-            self._error = ApiError("auth/invalid_token", ws.close_reason or "refused")
-        return f"connection lost (close code {code})" if code else "connection lost"
+        elif code == CLOSE_POLICY and self.last_seq is None and said != "rate/limited":
+            self._error = ApiError(said or "auth/invalid_token", reason or "refused")
+        if not code:
+            return "connection lost"
+        return f"connection lost (close code {code}: {reason})" if reason \
+            else f"connection lost (close code {code})"
 
     def _dispatch(self, raw: str | bytes) -> None:
         frame = decode_frame(raw)
@@ -329,3 +337,12 @@ class RoomConnection:
             if not fut.done():
                 fut.set_exception(err)
                 fut.exception()  # mark retrieved: no "never retrieved" warning
+
+
+def _refusal(body: bytes | bytearray | None) -> tuple[str, str]:
+    """The ``(code, message)`` of a refused upgrade's JSON error (empty when it has none)."""
+    try:
+        error = json.loads(body or b"")["error"]
+        return str(error["code"]), str(error["message"])
+    except (ValueError, KeyError, TypeError):
+        return "", ""

@@ -234,7 +234,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
 def uvicorn_config(settings: Settings) -> uvicorn.Config:
     """The uvicorn configuration ``lucie-server`` runs the app with (the
     protocol classes: :func:`server.runtime.uvicorn_protocols.protocols`)."""
-    ws, http = protocols(settings.ws_impl, HttpLimits.of(settings))
+    ws, http = protocols(settings.ws_impl, HttpLimits.of(settings),
+                         (settings.ws_rate, settings.ws_burst))
     return uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
         # the WebSocket layer lets frames up to ws_frame_limit through so the

@@ -54,6 +54,7 @@ __all__ = [
     "MoveInvalid",
     "MoveLogFull",
     "MoveStaleVersion",
+    "OriginNotAllowed",
     "PlayerInvalidKey",
     "PlayerNameTaken",
     "PlayerNotFound",
@@ -134,6 +135,9 @@ _TABLE: Final = (
     ErrorCode("request/method_not_allowed", 405, None, "wrong method for the route"),
     ErrorCode("request/upgrade_required", 426, None,
               "a plain HTTP request to the room WebSocket path"),
+    ErrorCode("request/origin_not_allowed", 403, 1008,
+              "a room socket opened from a page of an origin the server does not allow "
+              "(LUCIE_ALLOWED_ORIGINS)"),
     ErrorCode("rate/limited", 429, 1008, "too many requests or socket messages from one client"),
     ErrorCode("server/full", 503, 1013,
               "the process holds its most sockets, new rooms or computer racers: try again "
@@ -303,6 +307,12 @@ class UpgradeRequired(RaceError):
     """A plain HTTP request to the WebSocket endpoint."""
 
     code = "request/upgrade_required"
+
+
+class OriginNotAllowed(RaceError):
+    """A room socket opened from a page of an origin the server does not allow."""
+
+    code = "request/origin_not_allowed"
 
 
 class RateLimited(RaceError):

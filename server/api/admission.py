@@ -14,10 +14,17 @@ and the process creates at most ``max_rooms`` in any ``waiting_ttl_s``
 (503 ``server/full`` past it, while running races go on) — so what anyone
 can leave behind is bounded.
 
-Sockets are counted per process: per client address, spectators per room,
-and all together; past a cap the upgrade is refused with an HTTP answer
-(429 ``rate/limited`` or 503 ``server/full``, ``Retry-After``), so a flood
-from one address cannot fill the process while everyone else still connects.
+Sockets are counted per process: per client address and all together (past
+a cap the upgrade is refused with an HTTP answer, 429 ``rate/limited`` or 503
+``server/full``, ``Retry-After``), so a flood from one address cannot fill
+the process while everyone else still connects; and spectators per room,
+keyed by the room's id however the URL spelled the room (its code in any
+case, or its id: one cap, not one per spelling). A racer — a socket whose
+token was checked — is never counted as a spectator, so the spectator cap
+never turns one away: past it, a socket without a token is admitted on
+probation (:mod:`server.api.ws_endpoint`: it must ``auth`` as a racer within
+``LUCIE_AUTH_GRACE_S``), and a spectator that sends ``auth`` gives its
+spectator slot back.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
 from server.errors import RaceError, RateLimited, ServerFull
+from server.runtime.origins import OriginRule
 from server.runtime.settings import Settings
 
 from .ratelimit import BucketMap
@@ -44,11 +52,11 @@ Budget = Literal["read", "create", "join", "upload"]
 
 @dataclass(slots=True)
 class SocketTicket:
-    """A socket admitted by :meth:`Admission.open_socket`; give it back on close."""
+    """A socket admitted by :meth:`Admission.open_socket`; give it back on close.
+    ``room_id``: the room whose spectators it counts in (``None``: none)."""
 
     address: str
-    room_id: str
-    spectator: bool
+    room_id: str | None = None
     released: bool = field(default=False)
 
 
@@ -63,6 +71,8 @@ class Admission:
             "join": BucketMap(settings.join_per_min / 60, settings.join_burst),
             "upload": BucketMap(settings.upload_per_min / 60, settings.upload_burst),
         }
+        self.origins = OriginRule.parse(settings.allowed_origins)
+        """Which pages may open room sockets (``LUCIE_ALLOWED_ORIGINS``)."""
         self.sockets = 0
         self._per_address: Counter[str] = Counter()
         self._spectators: Counter[str] = Counter()
@@ -141,13 +151,12 @@ class Admission:
                 raise RateLimited(f"too many {what} from this address; retry in {ms} ms",
                                   {"retry_after_ms": ms})
 
-    def open_socket(self, address: str, room_id: str, spectator: bool) -> SocketTicket:
-        """Admit one room socket of ``address`` (a ``spectator`` when it came
-        without a racer token).
+    def open_socket(self, address: str) -> SocketTicket:
+        """Admit one room socket of ``address`` (spectator or racer: see
+        :meth:`spectate`).
 
         :raises ServerFull: the process holds ``max_sockets``.
-        :raises RateLimited: ``address`` holds ``sockets_per_address``, or the room
-            ``spectators_per_room`` spectators.
+        :raises RateLimited: ``address`` holds ``sockets_per_address``.
         """
         s = self.settings
         if self.sockets >= s.max_sockets:
@@ -156,25 +165,40 @@ class Admission:
         if self._per_address[address] >= s.sockets_per_address:
             raise RateLimited(f"at most {s.sockets_per_address} room sockets per address",
                               {"retry_after_ms": 5000, "limit": s.sockets_per_address})
-        if spectator and self._spectators[room_id] >= s.spectators_per_room:
-            raise RateLimited(f"this room has its most spectators here "
-                              f"({s.spectators_per_room})",
-                              {"retry_after_ms": 5000, "limit": s.spectators_per_room})
         self.sockets += 1
         self._per_address[address] += 1
-        if spectator:
-            self._spectators[room_id] += 1
-        return SocketTicket(address, room_id, spectator)
+        return SocketTicket(address)
+
+    def spectate(self, ticket: SocketTicket, room_id: str) -> bool:
+        """Count ``ticket``'s socket as a spectator of the room ``room_id`` (its
+        id, never its code: one count per room); ``False``, nothing counted,
+        when the room has ``spectators_per_room`` spectators here."""
+        if self._spectators[room_id] >= self.settings.spectators_per_room:
+            return False
+        self._spectators[room_id] += 1
+        ticket.room_id = room_id
+        return True
+
+    def over_cap(self) -> RateLimited:
+        """The refusal of a socket past the spectator cap."""
+        limit = self.settings.spectators_per_room
+        return RateLimited(f"this room has its most spectators here ({limit}); a racer "
+                           "names its token", {"retry_after_ms": 5000, "limit": limit})
+
+    def racer_now(self, ticket: SocketTicket) -> None:
+        """``ticket``'s spectator became a racer (``auth``): its spectator slot is free."""
+        if ticket.room_id is not None and not ticket.released:
+            self._drop(self._spectators, ticket.room_id)
+            ticket.room_id = None
 
     def close_socket(self, ticket: SocketTicket) -> None:
         """Give back what :meth:`open_socket` admitted (once; later calls do nothing)."""
         if ticket.released:
             return
+        self.racer_now(ticket)
         ticket.released = True
         self.sockets -= 1
         self._drop(self._per_address, ticket.address)
-        if ticket.spectator:
-            self._drop(self._spectators, ticket.room_id)
 
     @staticmethod
     def _drop(counter: Counter[str], key: str) -> None:

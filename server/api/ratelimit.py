@@ -1,37 +1,14 @@
-"""Token buckets: per WebSocket connection and per HTTP client address."""
+"""Token buckets: per WebSocket connection (:class:`TokenBucket`, from
+:mod:`server.runtime.token_bucket`: the socket protocol spends it too) and per
+HTTP client address (:class:`BucketMap`)."""
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 
+from server.runtime.token_bucket import TokenBucket
+
 __all__ = ["BucketMap", "TokenBucket"]
-
-
-class TokenBucket:
-    """``rate`` tokens per second up to ``burst``; :meth:`take` spends one."""
-
-    __slots__ = ("_at", "_tokens", "burst", "rate")
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = burst
-        self._tokens = float(burst)
-        self._at = time.monotonic()
-
-    def take(self) -> bool:
-        """Spend a token; ``False`` (nothing spent) when the bucket is empty."""
-        return self.take_or_wait() is None
-
-    def take_or_wait(self) -> float | None:
-        """Spend a token (``None``), or how many seconds until one is there."""
-        now = time.monotonic()
-        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
-        self._at = now
-        if self._tokens < 1:
-            return (1 - self._tokens) / self.rate
-        self._tokens -= 1
-        return None
 
 
 class BucketMap:

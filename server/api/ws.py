@@ -55,9 +55,11 @@ from server.race.views import RoomView
 from server.runtime import metrics
 from server.runtime.event_seq import GAP, OLD, EventCursor
 from server.runtime.settings import Settings
+from server.runtime.ws_budget import BUDGET
 from server.runtime.ws_protocol import SEND_TEXT_NOW
 
 from . import ws_out as out
+from .admission import SocketTicket
 from .errors import socket_store_error, validation_details
 from .hub import Hub, Item, Listener
 from .models import (
@@ -103,12 +105,13 @@ class Connection:
         "room_id",
         "seen",
         "settings",
+        "ticket",
         "token",
         "ws",
     )
 
     def __init__(self, ws: WebSocket, room_id: str, racer_id: str | None,
-                 token: str | None) -> None:
+                 token: str | None, ticket: SocketTicket | None = None) -> None:
         state = ws.app.state
         self.ws = ws
         self.authority: RaceAuthority = state.authority
@@ -117,8 +120,14 @@ class Connection:
         self.room_id = room_id
         self.racer_id = racer_id
         self.token = token
+        self.ticket = ticket
+        """What admission counts this socket as (a spectator gives its slot back at ``auth``)."""
         self.listener = Listener(self.settings.send_queue, self._slow)
-        self.bucket = TokenBucket(self.settings.ws_rate, self.settings.ws_burst)
+        # the message budget: the protocol's, which counts every frame as it
+        # parses them (pings too: server.runtime.ws_protocol), else our own
+        counted = (ws.scope.get("extensions") or {}).get(BUDGET)
+        self.bucket: TokenBucket | None = None if counted is not None else TokenBucket(
+            self.settings.ws_rate, self.settings.ws_burst)
         self.seen = EventCursor()
         """The last room event this socket sent (or its welcome or snapshot showed)."""
         self._received = 0.0  # when the message being handled arrived (perf_counter)
@@ -285,7 +294,7 @@ class Connection:
             raw = message.get("text")
             if raw is None:
                 raw = message.get("bytes") or b""
-            if not self.bucket.take():
+            if self.bucket is not None and not self.bucket.take():
                 self.listener.close(*close_args(RateLimited, "too many messages"))
                 return
             if len(raw) > limit:
@@ -342,6 +351,8 @@ class Connection:
                 self.listener.close(*close_args(AuthInvalidToken))
                 return
             self.racer_id, self.token = racer_id, msg.d.token
+            if self.ticket is not None:
+                self.ws.app.state.admission.racer_now(self.ticket)
             note_socket(self.ws.scope, self.room_id, racer_id)
             room = await self.authority.get_room(self.room_id)
             self.push(out.welcome(racer_id, room))

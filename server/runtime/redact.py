@@ -3,7 +3,8 @@ and URL passwords (:func:`redact`; ``lucie-server --print-settings`` uses it too
 
 Tokens never travel in URLs, so access logs are clean by construction; but
 at debug level the WebSocket library logs request headers
-(``authorization: Bearer …``) and frames (``{"t":"auth","d":{"token":…}}``).
+(``authorization: Bearer …``, ``sec-websocket-protocol: lucie.v1,
+lucie.bearer.…``) and frames (``{"t":"auth","d":{"token":…}}``).
 :class:`RedactSecrets` rewrites such records; :func:`install` puts it on
 every handler of the root and uvicorn loggers.
 """
@@ -23,6 +24,8 @@ _PATTERNS: Final = (
      r"\1[redacted]"),
     (re.compile(r"(?i)([\"']?(?:host_)?token[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9_\-]{8,}"),
      r"\1[redacted]"),
+    # a browser's racer token on the upgrade: Sec-WebSocket-Protocol: lucie.v1, lucie.bearer.…
+    (re.compile(r"(?i)(lucie\.bearer\.)[^\s,'\"]+"), r"\1[redacted]"),
     # the password of a URL's userinfo: redis://user:secret@host → redis://user:[redacted]@host
     (re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/@:]*:)[^\s/]+@"), r"\1[redacted]@"),
 )

@@ -48,6 +48,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from .origins import OriginRule
 from .redact import redact
 
 __all__ = ["ENV_FILE_VARIABLE", "Settings", "SettingsError", "env_name", "moderators"]
@@ -136,7 +137,8 @@ class Settings(BaseSettings):
     send_queue: int = Field(256, gt=0, description="messages queued per socket before it "
                                                    "is closed as too slow (4000)")
     ws_rate: float = Field(200.0, gt=0,
-                           description="WebSocket messages per second per connection")
+                           description="WebSocket messages per second per connection (every "
+                                       "frame: each message fragment, ping and pong)")
     ws_burst: int = Field(400, gt=0, description="… and burst, messages; above: close 1008")
     http_rate: float = Field(2000.0, gt=0,
                              description="HTTP requests per second per client address")
@@ -162,10 +164,23 @@ class Settings(BaseSettings):
     sockets_per_address: int = Field(256, gt=0, description="room WebSockets open at once "
                                                             "per client address")
     spectators_per_room: int = Field(500, gt=0, description="spectator sockets per room in "
-                                                            "this process")
+                                                            "this process (the room by its id, "
+                                                            "however the URL spells it); racers "
+                                                            "are never refused by it")
     max_sockets: int = Field(20_000, gt=0, description="room WebSockets in this process; "
                                                        "above: 503 `server/full` (running "
                                                        "races go on)")
+    auth_grace_s: float = Field(
+        5.0, gt=0, le=60, description="seconds a room socket opened without a token past the "
+                                     "spectator cap has to send `auth` (a racer's older page "
+                                     "or client); else it is closed 1008 `rate/limited`")
+    allowed_origins: str = Field(
+        "", description="pages (`Origin`) that may open room sockets: origins "
+                        "(`https://host[:port]`), `self` (the server's own: the `Host` asked "
+                        "for, with the connection's scheme) or `*`; unset: `self`. An upgrade "
+                        "without `Origin` (not a browser) is always let in; another origin is "
+                        "refused 403 `request/origin_not_allowed`",
+        json_schema_extra=_range("origins, `self` or `*`, comma-separated"))
     trusted_proxies: str = Field(
         "", description="load balancers whose `X-Forwarded-For` names the client (the key "
                         "of the per-client limits); unset: the TCP peer is the client",
@@ -306,6 +321,12 @@ class Settings(BaseSettings):
         if scheme not in ("redis", "rediss", "unix", "memory"):
             raise ValueError(f"unknown scheme {scheme!r}: redis://, rediss://, unix:// "
                              "or memory://")
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: str) -> str:
+        OriginRule.parse(value)
         return value
 
     @field_validator("trusted_proxies")

@@ -54,16 +54,17 @@ def in_known_range(release: tuple[int, ...] | None = None) -> bool:
     return low <= (release or uvicorn_version()) < high
 
 
-def protocols(ws_impl: str, limits: HttpLimits | None = None) -> tuple[Any, Any]:
-    """uvicorn's ``(ws, http)`` settings for ``LUCIE_WS_IMPL`` = ``ws_impl``
-    and the HTTP ``limits`` (default: the settings' defaults): the service's
-    protocol classes inside :data:`KNOWN_GOOD`, else uvicorn's stock names
-    (``("websockets-sansio", "h11")`` for ``auto``), with one WARNING on the
-    ``server.runtime`` logger per process."""
+def protocols(ws_impl: str, limits: HttpLimits | None = None,
+              budget: tuple[float, int] = (200.0, 400)) -> tuple[Any, Any]:
+    """uvicorn's ``(ws, http)`` settings for ``LUCIE_WS_IMPL`` = ``ws_impl``,
+    the HTTP ``limits`` (default: the settings' defaults) and a socket's message
+    ``budget`` (``(LUCIE_WS_RATE, LUCIE_WS_BURST)``, which the classes count
+    frames in): the service's protocol classes inside :data:`KNOWN_GOOD`, else
+    uvicorn's stock names (``("websockets-sansio", "h11")`` for ``auto``), with
+    one WARNING on the ``server.runtime`` logger per process."""
     if in_known_range():
         from server.runtime.http_protocol import http_protocol_class
-        from server.runtime.ws_protocol import ws_protocol_class
-        return ws_protocol_class(ws_impl), http_protocol_class(limits or HttpLimits())
+        return _ws_protocol_class(ws_impl, budget), http_protocol_class(limits or HttpLimits())
     global _warned
     if not _warned:
         _warned = True
@@ -75,3 +76,19 @@ def protocols(ws_impl: str, limits: HttpLimits | None = None) -> tuple[Any, Any]
             "timeout, and slow request heads and connections per address are not limited "
             "(docs/dependencies.md)", version("uvicorn"), low, high)
     return _STOCK_WS.get(ws_impl, ws_impl), "h11"
+
+
+def _ws_protocol_class(ws_impl: str, budget: tuple[float, int]) -> Any:
+    """uvicorn's ``ws`` setting for ``LUCIE_WS_IMPL`` inside the range (``auto``:
+    websockets, sans-I/O, as uvicorn's own ``auto`` picks it when websockets is
+    installed, which it is: a dependency): our class, with the message budget
+    ``budget`` (a class of its own per server); the legacy ``websockets``
+    implementation as it is."""
+    from server.runtime.ws_budget import with_budget
+    if ws_impl == "wsproto":  # an optional library: imported only when asked for
+        from server.runtime.ws_wsproto import wsproto_protocol
+        return with_budget(wsproto_protocol(), budget)
+    if ws_impl in ("auto", "websockets-sansio"):
+        from server.runtime.ws_protocol import SansIOProtocol
+        return with_budget(SansIOProtocol, budget)
+    return ws_impl

@@ -26,7 +26,8 @@ not answer it within uvicorn's close timeout (10 s) is cut off
 (``transport.abort()``: a paused transport's ``close()`` would wait for the
 peer to read everything first).
 
-:func:`ws_protocol_class` maps ``LUCIE_WS_IMPL`` to the class uvicorn runs; the
+:func:`server.runtime.uvicorn_protocols.protocols` maps ``LUCIE_WS_IMPL`` to
+the class uvicorn runs (wsproto's: :mod:`server.runtime.ws_wsproto`); the
 legacy ``websockets`` implementation, which closes slow peers itself, is passed
 through unchanged (its reset sockets stay in cycles until the full collection).
 
@@ -45,6 +46,9 @@ without a task switch through the ASGI scope extension
 :data:`SEND_TEXT_NOW` (``scope["extensions"]["lucie.send_text_now"](text)``:
 ``True`` when written, ``False`` when it must use ``websocket.send``);
 the room socket does for its acks and events (:mod:`server.api.ws`).
+
+Every frame a peer sends spends the connection's message budget as it is
+parsed (:class:`~server.runtime.ws_budget.Budgeted`: pings too; issue 33).
 """
 
 from __future__ import annotations
@@ -60,7 +64,10 @@ from websockets.protocol import State
 
 from server.errors import RequestInvalid
 
-__all__ = ["SEND_TEXT_NOW", "CorkedTransport", "SansIOProtocol", "ws_protocol_class"]
+from .token_bucket import TokenBucket
+from .ws_budget import BUDGET, SansIOBudget
+
+__all__ = ["SEND_TEXT_NOW", "CorkedTransport", "SansIOProtocol"]
 
 SEND_TEXT_NOW = "lucie.send_text_now"
 """The ASGI scope extension of a socket whose protocol can write a text message
@@ -100,6 +107,10 @@ class CorkedTransport:
     def close(self) -> None:
         self.flush()
         self.transport.close()
+
+    def write_eof(self) -> None:
+        self.flush()
+        self.transport.write_eof()
 
     def abort(self) -> None:
         self._buffer = None
@@ -167,6 +178,10 @@ class _Inbox:
 
     def empty(self) -> bool:
         return not self._items
+
+    def drop_received(self) -> None:
+        """Forget the received messages the app has not taken yet."""
+        self._items = [m for m in self._items if m["type"] != "websocket.receive"]
 
     async def get(self) -> Any:
         while not self._items:
@@ -238,7 +253,7 @@ def _text_frame(text: str) -> bytes:
     return head + data
 
 
-class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
+class SansIOProtocol(SansIOBudget, _ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol; a lost connection ends its
     parser, a close does not wait for the peer to read, a text message
     that is not UTF-8 is the client's error, not the server's, the writes
@@ -246,17 +261,19 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
     socket holds less (:class:`_Inbox`, :class:`_Writable`; the handshake's
     response is let go once sent)."""
 
-    __slots__ = ("_plain",)  # a slot: an attribute more in the instance dict costs idle sockets
+    # slots: an attribute more in the instance dict costs idle sockets
+    __slots__ = ("_budget", "_plain")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.queue = _Inbox()  # type: ignore[assignment]
+        self.queue = _Inbox()
         self.writable: _Writable = _Writable()  # type: ignore[assignment]
         self._plain = False  # accepted, no extension: text frames written directly
+        self._budget = TokenBucket(self.budget_rate, self.budget_burst)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
-        self.transport = CorkedTransport(self.transport, self.loop)  # type: ignore[assignment]
+        self.transport = CorkedTransport(self.transport, self.loop)
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
@@ -270,6 +287,7 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
         if not self.close_sent:
             extensions: dict[str, Any] = self.scope["extensions"]
             extensions[SEND_TEXT_NOW] = self.send_text_now
+            extensions[BUDGET] = self._budget
 
     def send_text_now(self, text: str) -> bool:
         """Write the text message ``text`` at once if the socket is open and
@@ -319,30 +337,3 @@ class SansIOProtocol(_ClosesWithoutWaiting, WebSocketsSansIOProtocol):
                     self.handle_parser_exception()
                     return
         super().send_receive_event_to_app()
-
-
-def ws_protocol_class(ws_impl: str) -> Any:
-    """uvicorn's ``ws`` setting for ``LUCIE_WS_IMPL`` (``auto``: websockets,
-    sans-I/O, as uvicorn's own ``auto`` picks it when websockets is installed,
-    which it is: a dependency)."""
-    if ws_impl == "wsproto":  # an optional library: imported only when asked for
-        return _wsproto_protocol()
-    return SansIOProtocol if ws_impl in ("auto", "websockets-sansio") else ws_impl
-
-
-def _wsproto_protocol() -> type:
-    from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
-
-    class WSProtoProtocol(_ClosesWithoutWaiting, WSProtocol):
-        """uvicorn's wsproto protocol; a lost connection ends its frame
-        parser, a close does not wait for the peer to read."""
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            super().connection_lost(exc)
-            # wsproto has no public way to end its parser: reach the generator,
-            # and leave the cycle to the collector if a release renames it
-            parser = getattr(getattr(self.conn.connection, "_proto", None), "_parse_more", None)
-            if parser is not None:
-                parser.close()
-
-    return WSProtoProtocol

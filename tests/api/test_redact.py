@@ -15,6 +15,11 @@ def test_redact_headers_and_json_fields() -> None:
         '{"t": "auth", "d": {"token": "[redacted]"}}'
     assert redact('{"host_token":"abcDEF123_-xyz"}') == '{"host_token":"[redacted]"}'
     assert redact("GET /api/v1/rooms/AB12CD/ws 101") == "GET /api/v1/rooms/AB12CD/ws 101"
+    # the browser's token on the upgrade (issue 33): the subprotocol names it
+    assert redact("< sec-websocket-protocol: lucie.v1, lucie.bearer.abcDEF123_-xyz") == \
+        "< sec-websocket-protocol: lucie.v1, lucie.bearer.[redacted]"
+    assert redact("protocols ['lucie.v1', 'lucie.bearer.abcDEF123_-xyz']") == \
+        "protocols ['lucie.v1', 'lucie.bearer.[redacted]']"
 
 
 @pytest.mark.parametrize(("text", "clean"), [

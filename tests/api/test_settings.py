@@ -199,6 +199,12 @@ def test_bad_value_in_the_file_names_variable_and_file(tmp_path: Path) -> None:
                                          "characters"),
     ({"LUCIE_TRUSTED_PROXIES": "10.0.0.0/8, lb"}, "LUCIE_TRUSTED_PROXIES=10.0.0.0/8, lb: 'lb' "
                                                   "is not an address or a network"),
+    ({"LUCIE_ALLOWED_ORIGINS": "self, race.example"},
+     "LUCIE_ALLOWED_ORIGINS=self, race.example: 'race.example' is not an origin"),
+    ({"LUCIE_ALLOWED_ORIGINS": "https://race.example/play"},
+     "LUCIE_ALLOWED_ORIGINS=https://race.example/play: 'https://race.example/play' is not an "
+     "origin"),
+    ({"LUCIE_AUTH_GRACE_S": "0"}, "LUCIE_AUTH_GRACE_S=0: input should be greater than 0"),
     ({"LUCIE_GC_GEN0": "-1"}, "LUCIE_GC_GEN0=-1: input should be greater than or equal to 0"),
     ({"LUCIE_KEEP_ALIVE_S": "0"}, "LUCIE_KEEP_ALIVE_S=0: input should be greater than 0"),
     ({"REDIS_URL": "ftp://x"}, "REDIS_URL=ftp://x: unknown scheme 'ftp'"),

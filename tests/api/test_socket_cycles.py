@@ -96,7 +96,8 @@ async def test_upgraded_http_protocols_leave_no_cycles(no_collector: None) -> No
 
 async def _raw_socket(port: int, room: str, ending: str) -> None:
     """Open a room socket by hand, read the welcome, then end it: a clean
-    close (close frame), a FIN without one, or a reset (RST)."""
+    close (close frame), a FIN without one, a reset (RST), or a ping flood the
+    server closes."""
     reader, writer, _ = await open_room_socket(port, room)
     if ending == "close":  # a masked close frame, code 1000
         writer.write(bytes([0x88, 0x82, 0, 0, 0, 0]) + (1000).to_bytes(2, "big"))
@@ -104,6 +105,10 @@ async def _raw_socket(port: int, room: str, ending: str) -> None:
     elif ending == "reset":
         writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                                                    struct.pack("ii", 1, 0))
+    elif ending == "flood":  # masked pings past the message budget: closed 1008 (issue 33)
+        writer.write(bytes([0x89, 0x80, 0, 0, 0, 0]) * 2000)
+        while (chunk := await reader.read(65536)) and b"rate/limited" not in chunk:
+            pass
     writer.close()
 
 
@@ -116,7 +121,7 @@ def _parser_owner(ws_impl: str) -> type:
 
 
 @pytest.mark.uvicorn_private
-@pytest.mark.parametrize("ending", ["close", "fin", "reset"])
+@pytest.mark.parametrize("ending", ["close", "fin", "reset", "flood"])
 @pytest.mark.parametrize("ws_impl", ["auto", "wsproto"])
 async def test_ended_websockets_leave_no_parser_cycles(ws_impl: str, ending: str,
                                                         no_collector: None) -> None:

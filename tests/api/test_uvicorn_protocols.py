@@ -41,11 +41,14 @@ def test_the_locked_uvicorn_runs_our_protocols(caplog: pytest.LogCaptureFixture)
 
     assert uvicorn_protocols.in_known_range()
     with caplog.at_level(logging.WARNING, "server.runtime"):
-        config = uvicorn_config(Settings())
-    assert config.ws is SansIOProtocol and issubclass(config.http, UpgradeHttpToolsProtocol)
+        config = uvicorn_config(Settings(ws_rate=12.5, ws_burst=30))
+    assert issubclass(config.ws, SansIOProtocol)
+    assert issubclass(config.http, UpgradeHttpToolsProtocol)
     assert config.http.limits.max_header == Settings().max_header
     # each server counts its own connections per address
     assert uvicorn_config(Settings()).http.open_by_address is not config.http.open_by_address
+    # a class of its own with the server's message budget (server.runtime.ws_protocol)
+    assert (config.ws.budget_rate, config.ws.budget_burst) == (12.5, 30)
     assert caplog.records == []
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from websockets.asyncio.client import connect
+from websockets.typing import Subprotocol
+
 from tests.conftest import SERVER_LOGS
 
 from .wire import Api, open_socket, recv, recv_until
@@ -25,6 +28,11 @@ async def test_tokens_are_not_logged(server_factory: Any) -> None:
         await recv(ws)
         await ws.send(json.dumps({"t": "auth", "d": {"token": token}}))
         await recv_until(ws, "welcome")
+    # a browser's way: the token as a subprotocol of the upgrade (issue 33)
+    async with connect(url.replace("http", "ws", 1) + f"/api/v1/rooms/{room['id']}/ws",
+                       subprotocols=[Subprotocol("lucie.v1"),
+                                     Subprotocol(f"lucie.bearer.{token}")]) as ws:
+        assert (await recv(ws))["d"]["racer"] == racer and ws.subprotocol == "lucie.v1"
     await api.http.post(f"/rooms/{room['id']}/racers/{racer}/resign",
                         headers={"Authorization": f"Bearer {token}"})
     await api.http.post(f"/rooms/{room['id']}/racers/{racer}/moves",

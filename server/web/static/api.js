@@ -77,23 +77,27 @@ export class RoomSocket {
   open() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const since = this.lastSeq === null ? "" : `?since=${this.lastSeq}`;
-    const ws = new WebSocket(`${proto}//${location.host}${API}/rooms/${this.code}/ws${since}`);
+    // a racer names its token on the upgrade, so the room's spectator cap never turns it
+    // away (protocol.md "Who you are"): a page cannot set headers on a WebSocket, so the
+    // token goes as the subprotocol lucie.bearer.<token>, beside lucie.v1 (the one the
+    // server answers) — never in the URL
+    const protocols = this.token ? ["lucie.v1", `lucie.bearer.${this.token}`] : [];
+    const ws = new WebSocket(`${proto}//${location.host}${API}/rooms/${this.code}/ws${since}`, protocols);
     this.ws = ws; this.authed = !this.token;
-    ws.onopen = () => {
-      this.attempt = 0;
-      if (this.token) ws.send(JSON.stringify({ t: "auth", d: { token: this.token } }));
-    };
+    ws.onopen = () => { this.attempt = 0; };
     ws.onmessage = (m) => this.dispatch(m.data);
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.closed) return;
-      if (e.code === 4004 || e.code === 1008) {
+      // 1008 rate/limited (a watcher past the room's spectator cap): try again later
+      if (e.code === 4004 || (e.code === 1008 && !e.reason.startsWith("rate/limited"))) {
         this.closed = true;
         this.h.onStatus?.("gone", e.reason || "the room is gone");
         return;
       }
-      this.h.onStatus?.("down", "Connection lost — reconnecting…");
+      this.h.onStatus?.("down", e.code === 1008 ? "The room is full of watchers or busy — trying again…"
+        : "Connection lost — reconnecting…");
       const delay = Math.min(5000, 250 * 2 ** this.attempt++);
       setTimeout(() => { if (!this.closed) this.open(); }, delay);
     };
