@@ -27,11 +27,12 @@ pytestmark = [
 
 
 class _Ready(BaseHTTPRequestHandler):
-    """A replica's ``/readyz``: 200 and the server's JSON."""
+    """A replica's probes: ``/healthz`` (the shipped HAProxy's health check) and
+    ``/readyz`` (what the harness reads through the frontend): 200 and JSON."""
 
     def do_GET(self) -> None:
         body = json.dumps({"status": "ready", "store": "test"}).encode()
-        self.send_response(200 if self.path == "/readyz" else 404)
+        self.send_response(200 if self.path in ("/healthz", "/readyz") else 404)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
