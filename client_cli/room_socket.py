@@ -6,22 +6,18 @@ room's spectator cap never turns it away — or connects as a spectator
 without a token (past the cap it is closed 1008 ``rate/limited`` and tries
 again, as after a drop), yields the room's messages as typed values,
 sends moves and matches their acknowledgements by ``client_move_id``, and
-reconnects by itself when the socket drops: it resumes with
-``?since=<last seq seen>``, re-sends every move not yet acknowledged (the
-server answers a repeated id with its first answer and applies nothing), and
-reports the outage as :class:`~client_cli.room_messages.ConnectionState`
-messages so a user interface can show it.
-
-This module is the connection's state: the socket, the resume point, the
-moves in flight, the reconnection loop. The message types and the decoding
-of frames are in :mod:`client_cli.room_messages`.
-
-Usage::
+reconnects by itself when the socket drops or its path goes silent (a ping
+without a pong): it resumes with ``?since=<last seq seen>``, re-sends every
+move not yet acknowledged (the server answers a repeated id with its first
+answer and applies nothing), and reports the outage as
+:class:`~client_cli.room_messages.ConnectionState` messages for the user
+interface. This module is the connection's state (socket, resume point,
+moves in flight, reconnection loop); the message types and frame decoding
+are in :mod:`client_cli.room_messages`. Usage::
 
     async with RoomConnection(url, "ABCD", token) as conn:
-        async for msg in conn:          # Welcome, RoomEvent, Snapshot, ...
-            ...
-        # ends when the room is closed; raises RoomGone / ServerUnreachable
+        async for msg in conn:  # Welcome, RoomEvent, Snapshot, ...; ends when
+            ...                 # the room closes; raises RoomGone / ServerUnreachable
 """
 
 from __future__ import annotations
@@ -73,19 +69,21 @@ class RoomConnection:
     ``token``: a racer's token, or ``None`` to watch. ``give_up_after``:
     seconds of failed reconnection before the iteration ends with
     :class:`ServerUnreachable`. ``backoff``: first wait between attempts
-    (doubles up to ``max_backoff``).
+    (doubles up to ``max_backoff``). ``ping_interval``: seconds between pings;
+    one without a pong within the next period is a lost connection (a silent
+    path is noticed within two periods).
     """
 
     def __init__(self, url: str | None, room: str, token: str | None = None, *,
                  give_up_after: float = 120.0, backoff: float = 0.2,
-                 max_backoff: float = 3.0, open_timeout: float = 5.0) -> None:
+                 max_backoff: float = 3.0, open_timeout: float = 5.0,
+                 ping_interval: float = 5.0) -> None:
         self.url = server_url(url)
         self.room = room
         self.token = token
-        self.give_up_after = give_up_after
-        self.backoff = backoff
-        self.max_backoff = max_backoff
-        self.open_timeout = open_timeout
+        self.give_up_after, self.open_timeout = give_up_after, open_timeout
+        self.backoff, self.max_backoff = backoff, max_backoff
+        self.ping_interval = ping_interval
         self.last_seq: int | None = None
         self.racer_id: str | None = None
         self.connected = False
@@ -197,8 +195,12 @@ class RoomConnection:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
         url = ws_url(self.url, self.room, self.last_seq)
         try:
+            # websockets' keepalive: a pong missing for ping_timeout fails the
+            # connection at once (no closing handshake on a dead path)
             return await connect(url, additional_headers=headers, open_timeout=self.open_timeout,
-                                 max_size=2**22)
+                                 max_size=2**22, ping_interval=self.ping_interval,
+                                 ping_timeout=self.ping_interval,
+                                 close_timeout=min(2.0, self.ping_interval))
         except InvalidStatus as exc:
             status = exc.response.status_code
             if status == 404:

@@ -61,10 +61,27 @@ export const store = {
   setSeen(code, v) { try { sessionStorage.setItem(KEY + "seen." + code, JSON.stringify(v)); } catch (e) { /* ignore */ } },
 };
 
+/** How often the room socket pings (ms): a connection that answers nothing — no pong, no
+ * other message — for a whole period after a ping is taken as lost, so a path that drops
+ * packets without closing is noticed within two periods. `window.LUCIE_PING_MS`, set
+ * before the page loads, shortens it (the tests). */
+export const PING_MS = Number(globalThis.LUCIE_PING_MS) > 0 ? Number(globalThis.LUCIE_PING_MS) : 15000;
+
+const LOST = "Connection lost — reconnecting…";
+
+/** A fresh client_move_id for racer `me`: the racer and 96 random bits, unique per racer
+ * across tabs and devices (a repeated id is answered with the first one's answer). */
+export function newMoveId(me) {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `${me}-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
 /**
  * The room socket with resume (protocol.md "Resuming"): on a drop it reconnects with
  * ?since=<last seq>, so no event is lost or repeated; a move with no answer is sent
  * again with the same client_move_id (the server answers a repeat with its first answer).
+ * A socket that stays silent a ping period after a ping, or does not open within one, is
+ * dropped and reconnected the same way (a path that loses packets never closes it).
  * handlers: onWelcome(d), onEvent(ev), onSnapshot(d), onAck(d), onRefused(d), onError(d),
  * onStatus("open"|"down"|"gone", text).
  */
@@ -73,6 +90,7 @@ export class RoomSocket {
     this.code = code; this.token = token; this.h = handlers;
     this.lastSeq = lastSeq; this.pending = new Map(); this.ws = null;
     this.closed = false; this.attempt = 0; this.authed = !token;
+    this.heard = 0; this.pingedAt = null; this.ping = null;
   }
   open() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -83,9 +101,9 @@ export class RoomSocket {
     // server answers) — never in the URL
     const protocols = this.token ? ["lucie.v1", `lucie.bearer.${this.token}`] : [];
     const ws = new WebSocket(`${proto}//${location.host}${API}/rooms/${this.code}/ws${since}`, protocols);
-    this.ws = ws; this.authed = !this.token;
-    ws.onopen = () => { this.attempt = 0; };
-    ws.onmessage = (m) => this.dispatch(m.data);
+    this.ws = ws; this.authed = !this.token; this.pingedAt = null;
+    ws.onopen = () => { this.attempt = 0; this.heard = performance.now(); };
+    ws.onmessage = (m) => { this.heard = performance.now(); this.dispatch(m.data); };
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
       this.ws = null;
@@ -96,18 +114,39 @@ export class RoomSocket {
         this.h.onStatus?.("gone", e.reason || "the room is gone");
         return;
       }
-      this.h.onStatus?.("down", e.code === 1008 ? "The room is full of watchers or busy — trying again…"
-        : "Connection lost — reconnecting…");
-      const delay = Math.min(5000, 250 * 2 ** this.attempt++);
-      setTimeout(() => { if (!this.closed) this.open(); }, delay);
+      this.retry(e.code === 1008 ? "The room is full of watchers or busy — trying again…" : LOST);
     };
-    this.ping ??= setInterval(() => this.send({ t: "ping" }), 15000);
+    // a handshake that never ends (packets dropped on the way) is given up after a period
+    setTimeout(() => { if (this.ws === ws && ws.readyState === WebSocket.CONNECTING) this.abandon(ws); }, PING_MS);
+    this.ping ??= setInterval(() => this.beat(), PING_MS);
+  }
+  /** One heartbeat: a ping, unless the last one has had no answer (nor anything else) —
+   * then the connection is lost. */
+  beat() {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    if (this.pingedAt !== null && this.heard < this.pingedAt) { this.abandon(ws); return; }
+    this.pingedAt = performance.now();
+    ws.send(JSON.stringify({ t: "ping" }));
+  }
+  /** Give up on a socket that went silent: its close may never arrive, so it is closed
+   * without waiting and a new one is opened (resume, pending moves re-sent). */
+  abandon(ws) {
+    if (this.ws !== ws) return;
+    this.ws = null;
+    try { ws.close(); } catch (e) { /* closing already */ }
+    if (!this.closed) this.retry(LOST);
+  }
+  retry(text) {
+    this.h.onStatus?.("down", text);
+    const delay = Math.min(5000, 250 * 2 ** this.attempt++);
+    setTimeout(() => { if (!this.closed && this.ws === null) this.open(); }, delay);
   }
   close() { this.closed = true; clearInterval(this.ping); this.ws?.close(1000); }
   /** Drop the connection as a network failure would (tests, the "reconnect" path). */
   drop() { this.ws?.close(3000, "drop"); }
   send(msg) {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN && (this.authed || msg.t === "ping")) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN && this.authed) {
       this.ws.send(JSON.stringify(msg)); return true;
     }
     return false;

@@ -1,7 +1,7 @@
 // The room page (/r/CODE) and the spectator page (/r/CODE/watch): waiting room,
 // countdown, board, opponents panel, end of race. Everything comes from the public API:
 // REST for the room, the game and the moves' fallbacks, the room socket for the rest.
-import { call, RoomSocket, sentence, store } from "./api.js";
+import { call, newMoveId, RoomSocket, sentence, store } from "./api.js";
 import { Board, botTag, el, plural } from "./board.js";
 import { mountEnd } from "./end.js";
 import { mountRematch } from "./rematch.js";
@@ -59,7 +59,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
   code = code.toUpperCase();
   const s = {
     room: null, me: null, token: null, host: store.host(code), game: null, sock: null,
-    inflight: null, moveNo: 0, clockAt: 0, countdownAt: 0, mode: null, stopped: false,
+    inflight: null, movesSeen: 0, clockAt: 0, countdownAt: 0, mode: null, stopped: false,
     watchRacer: null, watchTimer: null, end: null, focusLost: false, focusSentAt: -Infinity,
   };
   const saved = watch ? null : store.racer(code);
@@ -173,6 +173,12 @@ export function mountRoom(main, code, { watch = false } = {}) {
         if (ev.type === "countdown") s.countdownAt = performance.now();
         if (ev.type === "started" && s.me) fetchGame();
         if (ev.type === "finished" && ev.racer === s.me) fetchGame();
+        // this racer's moves made in another tab or on another device: the board follows
+        // (a move of this tab still in flight is caught up when its ack comes)
+        if (ev.type === "progress" && ev.racer === s.me) {
+          s.movesSeen = Math.max(s.movesSeen, ev.moves);
+          if (!s.inflight && s.game && ev.moves > s.game.moves) fetchGame();
+        }
         // the table again with to-par, redrawn in place: the end screen is not rebuilt
         // (its table was empty until fetched again), chart and replay viewer stay put
         if (ev.type === "par" && s.mode === "end") s.end?.standings(ev);
@@ -186,6 +192,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
         s.inflight = null;
         const tAck = performance.now();
         if (!s.game || d.game.version >= s.game.version) s.game = d.game;
+        if (s.movesSeen > s.game.moves) fetchGame(); // moved elsewhere meanwhile
         if (d.race_clock_ms !== null) { s.room.race_clock_ms = d.race_clock_ms; s.clockAt = performance.now(); }
         say(d.applied.length > 1 ? `Played ${d.applied.join(" ")}` : "");
         drawGame();
@@ -199,7 +206,9 @@ export function mountRoom(main, code, { watch = false } = {}) {
         if (f && f.id === d.client_move_id) s.inflight = null;
         if (d.game) { s.game = d.game; drawGame(); }
         // the server's reason, in plain words for autoplay with nothing to play
-        say(/^autoplay: no top card/.test(d.message) ? "Nothing can go to a foundation now." : sentence(d.message) || d.code, "error");
+        say(/^autoplay: no top card/.test(d.message) ? "Nothing can go to a foundation now."
+          : d.code === "move/stale_version" ? "Your game had moved on (another window?): the board is up to date now."
+            : sentence(d.message) || d.code, "error");
         f?.resolve?.({ ok: false, code: d.code, message: d.message });
       },
       onError(d) { say(sentence(d.message) || d.code, "error"); },
@@ -221,7 +230,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     if (!s.game || !s.sock) { say("The race has not started."); return Promise.resolve({ ok: false, code: "not_racing" }); }
     if (s.inflight) { say("One move at a time: waiting for the server…"); return Promise.resolve({ ok: false, code: "busy" }); }
     return new Promise((resolve) => {
-      const id = `${s.me}-${Date.now().toString(36)}-${++s.moveNo}`;
+      const id = newMoveId(s.me);
       s.inflight = { id, text, t0: performance.now(), resolve };
       s.sock.move(text, s.game.version, id);
     });
