@@ -37,6 +37,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from server.api.admission import Admission
+from server.api.challenge_routes import challenge_routes
 from server.api.errors import exception_handlers
 from server.api.guard import Guard
 from server.api.h2h_routes import h2h_routes
@@ -55,6 +56,7 @@ from server.errors import ArchiveUnavailable, StoreError, StoreUnavailable
 from server.fairplay.assessor import Assessor
 from server.fairplay.moderation import Moderation
 from server.race.authority import RaceAuthority, RaceConfig
+from server.race.challenges import ChallengeConfig, Challenges
 from server.race.ghost_room import GhostRooms
 from server.race.sweep import run_sweeps
 from server.records.board_upkeep import forget_player_results, rebuild_from_archive
@@ -64,6 +66,7 @@ from server.records.leaderboard_memory import MemoryLeaderboardStore
 from server.records.leaderboard_redis import RedisLeaderboardStore
 from server.records.leaderboard_store import LeaderboardStore
 from server.runtime import metrics
+from server.runtime.clock_offset import OffsetClock
 from server.runtime.gcpolicy import run_gc_policy
 from server.runtime.http_limits import HttpLimits
 from server.runtime.limits import ensure_open_files
@@ -151,8 +154,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
             waiting_ttl_ms=settings.waiting_ttl_s * 1000,
             bot_think_ms=settings.bot_think_ms, max_bots=settings.max_bots,
             quick=quick_config(settings)), solver=pool, archive=archive,
-            race_over_hooks=[race_over_hook(boards)])
+            race_over_hooks=[race_over_hook(boards)], challenges=archive)
         ghosts = GhostRooms(authority, plan_ghost)
+        challenges = Challenges(  # docs/protocol.md, "Challenges and duels"
+            authority, archive, OffsetClock(store.clock, settings.clock_offset_file)
+            if settings.clock_offset_file else store.clock, ChallengeConfig(
+                band_width=settings.duel_band_width,
+                widen_ms=round(settings.duel_widen_s * 1000),
+                waiting_ms=settings.waiting_ttl_s * 1000))
+        app.state.challenges = challenges
         hub = Hub(authority)
         app.state.store, app.state.authority, app.state.hub = store, authority, hub
         app.state.settings, app.state.admission = settings, Admission(settings)
@@ -175,6 +185,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         archiving = asyncio.create_task(archiver.run())
         assessing = asyncio.create_task(assessor.run())
         ticker = asyncio.create_task(run_sweeps(authority.tick, settings.tick_ms / 1000))
+        settling = asyncio.create_task(challenges.run(settings.challenge_period_s))
         collector = asyncio.create_task(
             run_gc_policy(settings.gc_freeze_s, settings.gc_full_s, settings.gc_gen0))
         try:
@@ -185,7 +196,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             collector.cancel()
             archiving.cancel()
             assessing.cancel()
-            await asyncio.gather(ticker, collector, archiving, assessing,
+            settling.cancel()
+            await asyncio.gather(ticker, collector, archiving, assessing, settling,
                                  return_exceptions=True)
             await archiver.drain()  # the memory store forgets what is left pending
             await archive.close()
@@ -212,6 +224,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *rematch_routes(),
         *quick_routes(),
         *moderation_routes(),
+        *challenge_routes(),
         WebSocketRoute(PREFIX + "/rooms/{room}/ws", room_socket),
     ]
     # the metrics' route label: the path template of each API route; the

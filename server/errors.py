@@ -42,6 +42,11 @@ __all__ = [
     "AuthForbidden",
     "AuthInvalidToken",
     "AuthMissing",
+    "ChallengeAlreadyPlayed",
+    "ChallengeClosed",
+    "ChallengeExpired",
+    "ChallengeHidden",
+    "ChallengeNotFound",
     "CompareDifferentDeal",
     "ErrorCode",
     "EventsTooOld",
@@ -173,6 +178,17 @@ _TABLE: Final = (
     ErrorCode("player/invalid_key", 403, None, "the player key is not that player's"),
     ErrorCode("player/name_taken", 409, None,
               "a player has this name already (compared after NFKC and case folding)"),
+    # challenges and duels (docs/protocol.md, "Challenges and duels")
+    ErrorCode("challenge/not_found", 404, None, "no challenge by that id or code"),
+    ErrorCode("challenge/already_played", 409, None,
+              "a second attempt at a challenge: only the first counts"),
+    ErrorCode("challenge/expired", 409, None, "an attempt at a challenge past its expiry"),
+    ErrorCode("challenge/closed", 409, None,
+              "an attempt at a challenge that takes no more (settled, void, closed, or a "
+              "duel: its rival comes from POST /duels)"),
+    ErrorCode("challenge/hidden", 403, 1008,
+              "another player's challenge attempt while the challenge is open: nothing of it "
+              "shows until you played yours (through the challenge) or it closes"),
     # moves
     ErrorCode("move/invalid", 400, None, "move text or JSON that does not parse"),
     ErrorCode("move/illegal", 422, None, "the rules refuse the move here"),
@@ -523,6 +539,38 @@ class PlayerNameTaken(RaceError):
     """Another player has this name (NFKC + case folding: ``Ann`` = ``ａｎｎ``)."""
 
     code = "player/name_taken"
+
+
+class ChallengeNotFound(RaceError):
+    """No challenge by that id or code."""
+
+    code = "challenge/not_found"
+
+
+class ChallengeAlreadyPlayed(RaceError):
+    """The player has an attempt at this challenge already (only the first counts)."""
+
+    code = "challenge/already_played"
+
+
+class ChallengeExpired(RaceError):
+    """The challenge's life is over: no new attempt."""
+
+    code = "challenge/expired"
+
+
+class ChallengeClosed(RaceError):
+    """The challenge takes no more attempts (settled, void, closed; a duel's rival
+    comes from the matchmaker)."""
+
+    code = "challenge/closed"
+
+
+class ChallengeHidden(RaceError):
+    """Another player's attempt at a challenge still open (docs/protocol.md,
+    "Fair play")."""
+
+    code = "challenge/hidden"
 
 
 class VersionConflict(StoreError):

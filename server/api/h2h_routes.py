@@ -201,7 +201,7 @@ async def all_time_board(request: Request, _: None) -> LeaderboardView:
 
 
 _ROOM = ("room/not_found", "racer/not_found", "auth/invalid_token", "race/hidden_until_over",
-         "archive/unavailable")
+         "archive/unavailable", "challenge/hidden")
 _REPLAY = ("replay/invalid", "replay/forged")
 
 H2H_ENDPOINTS: tuple[Endpoint, ...] = (

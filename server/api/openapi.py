@@ -16,6 +16,7 @@ from server.errors import REGISTRY
 from server.records.leaderboard import MAX_LIMIT
 from server.rules import VARIANTS
 
+from .challenge_routes import CHALLENGE_ENDPOINTS
 from .h2h_routes import H2H_ENDPOINTS
 from .models import ClientMessage, ErrorBody, ServerMessage
 from .moderation_routes import MODERATION_ENDPOINTS
@@ -51,10 +52,12 @@ _PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
                {"type": "string", "minLength": 1, "maxLength": 64}),
     "other": ("the other player: id or name", {"type": "string", "minLength": 1,
                                                  "maxLength": 64}),
+    "challenge": ("challenge id or its short code (8 characters, any case)",
+                  {**_ID, "maxLength": 32}),
 }
 """Path and query parameters: description and schema (as the handlers check them)."""
 _ALL = (*ENDPOINTS, *H2H_ENDPOINTS, *SOLVER_ENDPOINTS, *REMATCH_ENDPOINTS, *PLAYER_ENDPOINTS,
-        *QUICK_ENDPOINTS, *MODERATION_ENDPOINTS)
+        *QUICK_ENDPOINTS, *MODERATION_ENDPOINTS, *CHALLENGE_ENDPOINTS)
 _BODY_CODES = ("request/invalid", "request/too_large", "request/unsupported_media_type")
 _STORE_CODES = {"none": (), "read": ("store/unavailable",),
                 "write": ("store/unavailable", "store/busy")}

@@ -62,6 +62,8 @@ async def finished_room(authority: RaceAuthority, ref: str) -> RoomRecord | None
         room = await authority.room_record(ref)
     except RoomNotFound:
         return None
+    if room.challenge is not None:  # sealed while its challenge is open: never kept
+        return None
     if room.state == "over" or (room.state == "closed" and room.start_at_ms is not None):
         return room
     return None

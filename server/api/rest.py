@@ -242,7 +242,8 @@ async def resign(request: Request, _: None) -> RacerView:
 
 
 async def standings(request: Request, _: None) -> Standings:
-    return await _authority(request).standings(request.path_params["room"])
+    return await _authority(request).standings(request.path_params["room"],
+                                               bearer_token(request.headers))
 
 
 async def race(request: Request, _: None) -> RaceView:
@@ -253,7 +254,7 @@ _ROOM = ("room/not_found",)
 _READ = ("room/not_found", "archive/unavailable")
 """A room read: a live room, else an archived race (docs/archive.md)."""
 _HIDDEN = (*_READ, "racer/not_found", "auth/invalid_token", "race/hidden_until_start",
-           "race/hidden_until_over")
+           "race/hidden_until_over", "challenge/hidden")
 """What a board or move log may answer besides itself (docs/protocol.md, "Fair play")."""
 _RACER_AUTH = ("auth/missing", "room/not_found", "racer/not_found", "auth/invalid_token",
                "auth/forbidden")
@@ -265,7 +266,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/rooms", "Public rooms waiting for racers", list_rooms, None, RoomList,
              operation_id="listRooms", store="read"),
     Endpoint("GET", "/rooms/{room}", "A room", get_room, None, RoomView, auth="optional",
-             errors=(*_READ, "auth/invalid_token"), operation_id="getRoom", store="read"),
+             errors=(*_READ, "auth/invalid_token", "challenge/hidden"), operation_id="getRoom",
+             store="read"),
     Endpoint("POST", "/rooms/{room}/start", "Host starts the countdown", start, None, RoomView,
              auth="host", errors=("auth/missing", *_ROOM, "auth/invalid_token",
                                   "room/over", "room/no_racers"),
@@ -298,11 +300,13 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                                               "racer/finished"),
              operation_id="resign"),
     Endpoint("GET", "/rooms/{room}/standings", "Ranked standings", standings, None, Standings,
-             errors=_READ, operation_id="getStandings", store="read"),
+             auth="optional", errors=(*_READ, "auth/invalid_token", "challenge/hidden"),
+             operation_id="getStandings", store="read"),
     Endpoint("GET", "/rooms/{room}/racers/{racer}/replay", "A racer's move log", replay, None,
              Replay, auth="optional", errors=_HIDDEN, operation_id="getReplay", store="read"),
     Endpoint("GET", "/races/{race}", "A finished race (live or archived)", race, None,
-             RaceView, errors=(*_READ, "race/hidden_until_over"), operation_id="getRace",
+             RaceView, errors=(*_READ, "race/hidden_until_over", "challenge/hidden"),
+             operation_id="getRace",
              store="read"),
 )
 """Every REST route, in documentation order."""

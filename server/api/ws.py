@@ -157,12 +157,12 @@ class Connection:
 
     async def _welcome(self, room: RoomView | None = None) -> None:
         if room is None:
-            room = await self.authority.get_room(self.room_id)
+            room = await self.authority.get_room(self.room_id, self.token)
         self.seen.took(room.seq)
         await self.ws.send_text(out.encode(out.welcome(self.racer_id, room)))
 
     async def _snapshot(self) -> None:
-        room = await self.authority.get_room(self.room_id)
+        room = await self.authority.get_room(self.room_id, self.token)
         self.seen.took(room.seq)
         await self.ws.send_text(out.encode(out.snapshot(room)))
 
@@ -183,7 +183,7 @@ class Connection:
     async def run(self, since: int | None) -> None:
         await self.hub.attach(self.room_id, self.listener)
         try:
-            room = await self.authority.get_room(self.room_id)
+            room = await self.authority.get_room(self.room_id, self.token)
             if since is not None and since > room.seq:  # no client saw such an event
                 await self.ws.close(*close_args(RequestInvalid, f"since {since} is after the "
                                                             f"room's last event ({room.seq})"))
@@ -354,7 +354,7 @@ class Connection:
             if self.ticket is not None:
                 self.ws.app.state.admission.racer_now(self.ticket)
             note_socket(self.ws.scope, self.room_id, racer_id)
-            room = await self.authority.get_room(self.room_id)
+            room = await self.authority.get_room(self.room_id, self.token)
             self.push(out.welcome(racer_id, room))
         elif isinstance(msg, ReadyIn | ResignIn | FocusIn):
             if self.racer_id is None:

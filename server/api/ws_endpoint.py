@@ -39,6 +39,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from server.errors import (
     AuthInvalidToken,
+    ChallengeHidden,
     OriginNotAllowed,
     RaceError,
     RateLimited,
@@ -118,10 +119,16 @@ async def _serve(ws: WebSocket, authority: RaceAuthority, admission: Admission,
                              close_args(RequestInvalid, "since is a sequence number"))
                 return
             since = int(since_raw)
-        try:
-            room_id = (await authority.get_room(ws.path_params["room"])).id
+        try:  # with the token: a challenge's attempt shows to its racer only
+            room_id = (await authority.get_room(ws.path_params["room"], token)).id
         except RoomNotFound:
             await _close(ws, subprotocol, close_args(RoomNotFound))
+            return
+        except ChallengeHidden:
+            await _close(ws, subprotocol, close_args(ChallengeHidden))
+            return
+        except AuthInvalidToken:
+            await _close(ws, subprotocol, close_args(AuthInvalidToken))
             return
         racer_id = None
         if token is not None:

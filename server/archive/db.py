@@ -20,6 +20,8 @@ created and upgraded by :mod:`server.archive.migrate`.
 - Fair play: the assessment queue, assessments, moderators' verdicts and
   the rating refund (:class:`~server.archive.fairplay_db.FairPlayQueries`,
   docs/fair-play.md), handed out the same way.
+- Challenges and duels (:class:`~server.archive.challenges_db.ChallengeQueries`,
+  issue 35), handed out the same way.
 
 A database that does not answer (refused, timed out, gone mid-query, not
 migrated yet) raises :class:`~server.errors.ArchiveUnavailable`, never a
@@ -45,6 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from server.errors import ArchiveUnavailable
 
 from . import migrate
+from .challenges_db import ChallengeQueries
 from .fairplay_db import FairPlayQueries
 from .players import PlayerQueries
 from .ratings import rating_of
@@ -161,6 +164,21 @@ class ArchiveDb:
         self.verdicts = fair.verdicts
         self.fair_play_of = fair.fair_play_of
         self.board_results = fair.board_results
+        duels = ChallengeQueries(self.engine, self._migrated, unavailable)
+        self.create_challenge = duels.create_challenge
+        self.find_challenge = duels.find_challenge
+        self.check_attempt = duels.check_attempt
+        self.add_attempt = duels.add_attempt
+        self.duel_candidates = duels.duel_candidates
+        self.take_duel = duels.take_duel
+        self.due_settlements = duels.due_settlements
+        self.settle = duels.settle
+        self.due_closings = duels.due_closings
+        self.close_challenge = duels.close_challenge
+        self.notifications = duels.notifications
+        self.unread_notifications = duels.unread_notifications
+        self.player_challenges = duels.player_challenges
+        self.challenge_closed = duels.challenge_closed
 
     async def player_rating(self, player_id: str, variant: str) -> float | None:
         """The player's rating in ``variant`` (quick races' bands): ``ratings.rating_of``."""
@@ -239,7 +257,8 @@ class ArchiveDb:
             "id": r["racer_id"], "status": r["status"], "log": r["moves"],
             "foundation_cards": r["foundation_cards"], "redeals_used": r["redeals_used"],
             "merci_used": r["merci_used"], "reach_time_ms": r["reach_time_ms"],
-            "finished_ms": r["finished_ms"], "final": r["final"]} for r in rows}
+            "finished_ms": r["finished_ms"], "final": r["final"],
+            "focus_losses": r["focus_losses"]} for r in rows}
         return StoredRace(room=found.room, racers=racers, seq=found.last_seq)
 
     async def update_par(self, race_id: str, par: int, room: dict[str, Any],

@@ -7,7 +7,12 @@ JSON-ready dicts shaped as ``server.api.player_models`` (docs/players.md).
 
 Cursors are opaque to clients: ``<ended_at_ms>.<race_id>`` of the last row
 shown, base64url; the next page holds the rows strictly older (then lower race
-id), newest first — stable while new races are archived.
+id), newest first — stable while new races are archived. A history leaves out
+attempts at challenges still open (``challenge_results.sealed_races``).
+
+Size: every player query in one class (the ``PlayerArchive`` protocol's),
+each a few statements; split, the cursor and rating helpers would be shared
+across modules.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.errors import PlayerInvalidKey, PlayerNameTaken, PlayerNotFound, RequestInvalid
 
+from .challenge_results import sealed_races
 from .ratings import PROVISIONAL_RACES, display_rating
 from .schema import archived_racers, player_variants, players, races, rating_history
 
@@ -215,7 +221,7 @@ class PlayerQueries:
         """
         await self._ready()
         r, ra = archived_racers.c, races.c
-        cond = r.player_id == player_id
+        cond = and_(r.player_id == player_id, r.race_id.not_in(sealed_races()))
         if cursor:
             ended, race_id = _uncursor(cursor)
             # the first bound is implied by the second; it lets the index seek to

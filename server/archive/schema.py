@@ -64,6 +64,14 @@ Fair play (migration ``0003``; docs/fair-play.md):
   (serial), ``player_id``, ``verdict`` (``cleared``/``assisted``), ``note``,
   ``moderator`` (the token's name), ``at_ms``, ``races`` (JSON: the race ids
   it took out of the ratings), ``score`` (the player's score then).
+
+Challenges and duels (migration ``0004``; docs/protocol.md, "Challenges and
+duels"): ``challenges`` (one deal played by several players one at a time;
+``kind`` ``link`` or ``rated`` — a duel; ``state`` ``open``, ``settled``,
+``void``, ``closed``), ``challenge_attempts`` (one per player and challenge:
+the attempt's room, then its result once its race is archived) and
+``notifications`` (what a player is told on their next visit):
+:mod:`server.archive.challenges_db`.
 """
 
 from __future__ import annotations
@@ -83,8 +91,9 @@ from sqlalchemy import (
     Text,
 )
 
-__all__ = ["archived_racers", "assessment_queue", "assessments", "metadata",
-           "moderation_verdicts", "player_variants", "players", "races", "rating_history"]
+__all__ = ["archived_racers", "assessment_queue", "assessments", "challenge_attempts",
+           "challenges", "metadata", "moderation_verdicts", "notifications",
+           "player_variants", "players", "races", "rating_history"]
 
 metadata = MetaData()
 
@@ -213,4 +222,65 @@ moderation_verdicts = Table(
     Column("races", JSON, nullable=False),
     Column("score", Float, nullable=True),
     Index("ix_moderation_verdicts_player", "player_id", "at_ms"),
+)
+
+challenges = Table(
+    "challenges", metadata,
+    Column("challenge_id", String(32), primary_key=True),
+    Column("code", String(16), nullable=False, unique=True),
+    Column("kind", String(8), nullable=False),
+    Column("variant", String(32), nullable=False),
+    Column("deal_number", String(64), nullable=False),
+    Column("redeal_key", String(128), nullable=False),
+    Column("deal_salt", String(64), nullable=False),
+    Column("deal_commitment", String(64), nullable=False),
+    Column("time_limit_ms", BigInteger, nullable=False),
+    Column("creator_id", String(32), nullable=False),
+    Column("creator_name", String(64), nullable=False),
+    Column("creator_rating", Float, nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("expires_ms", BigInteger, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("played", Integer, nullable=False),
+    Column("offered_ms", BigInteger, nullable=True),
+    Column("taker_id", String(32), nullable=True),
+    Column("taker_until_ms", BigInteger, nullable=True),
+    Column("settle_due", Boolean, nullable=False),
+    Column("closed_ms", BigInteger, nullable=True),
+    Column("result", JSON, nullable=True),
+    Index("ix_challenges_duels", "kind", "variant", "state", "creator_rating"),
+    Index("ix_challenges_due", "state", "expires_ms"),
+    Index("ix_challenges_creator", "creator_id", "created_ms"),
+)
+
+challenge_attempts = Table(
+    "challenge_attempts", metadata,
+    Column("challenge_id", String(32),
+           ForeignKey("challenges.challenge_id", ondelete="CASCADE"), primary_key=True),
+    Column("player_id", String(32), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("room_id", String(64), nullable=False, unique=True),
+    Column("racer_id", String(64), nullable=False),
+    Column("started_ms", BigInteger, nullable=False),
+    Column("deadline_ms", BigInteger, nullable=False),
+    Column("race_id", String(64), nullable=True),
+    Column("status", String(16), nullable=True),
+    Column("foundation_cards", Integer, nullable=True),
+    Column("reach_time_ms", BigInteger, nullable=True),
+    Column("moves", Integer, nullable=True),
+    Column("finished_at_ms", BigInteger, nullable=True),
+    Index("ix_challenge_attempts_player", "player_id", "started_ms"),
+    Index("ix_challenge_attempts_race", "race_id"),
+)
+
+notifications = Table(
+    "notifications", metadata,
+    Column("notification_id", Integer, primary_key=True, autoincrement=True),
+    Column("player_id", String(32), nullable=False),
+    Column("at_ms", BigInteger, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("challenge_id", String(32), nullable=True),
+    Column("message", Text, nullable=False),
+    Column("read", Boolean, nullable=False),
+    Index("ix_notifications_player", "player_id", "notification_id"),
 )

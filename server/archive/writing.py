@@ -10,7 +10,8 @@ writes, in the transaction it opens.
   updates the players' figures and ratings (:func:`server.archive.ratings.
   apply_race`) — a player a moderator found ``assisted`` races unrated — and
   queues a rated race with players for its fair-play assessment
-  (``assessment_queue``, docs/fair-play.md).
+  (``assessment_queue``, docs/fair-play.md); a challenge attempt's race
+  also stores the attempt's result (:mod:`server.archive.challenge_results`).
 
 The statements are built once at import, one per dialect (SQLite,
 PostgreSQL): SQLAlchemy's compiled cache then finds them without building or
@@ -30,6 +31,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from .challenge_results import record_attempt
 from .players import anonymous_name
 from .ratings import apply_race
 from .schema import archived_racers, assessment_queue, players, races
@@ -120,6 +122,7 @@ async def store_race(conn: AsyncConnection, row: dict[str, Any],
             await _forget_racers(conn, row, racer_rows, gone)
     if racer_rows:
         await conn.execute(_INSERT_RACERS[dialect], racer_rows)
+    await record_attempt(conn, row, racer_rows)
     # a player found `assisted` by a moderator races unrated (docs/fair-play.md)
     rated_rows = [{**r, "player_id": None} if r["player_id"] in assisted else r
                   for r in racer_rows]

@@ -16,7 +16,8 @@ never imports the archive's database layer (``server.archive``):
   room view, standings, replays, game views, racer logs (comparisons,
   ghosts). An archived race is over: the fair-play table's "after the race"
   column applies (:mod:`server.race.visibility`, viewer: a spectator — the
-  archive keeps no tokens).
+  archive keeps no tokens) — but for an attempt at a challenge still open,
+  sealed (``Rooms.seal``: ``challenge/hidden``).
 """
 
 from __future__ import annotations
@@ -213,16 +214,17 @@ class Archived:
         :raises RoomNotFound, ArchiveUnavailable:
         """
         room, racers, seq = await self.load(ref)
-        view = await self.rooms.room_view(room, room.ended_ms or 0, racers, SPECTATOR,
-                                          seq=seq)
+        view = await self.rooms.room_view(room, room.ended_ms or 0, racers,
+                                          await self.rooms.seal(room, SPECTATOR), seq=seq)
         return view
 
-    async def standings(self, ref: str) -> Standings:
-        """Final standings of an archived race.
+    async def standings(self, ref: str, token: str | None = None) -> Standings:
+        """Final standings of an archived race (``token`` is not kept: ignored).
 
-        :raises RoomNotFound, ArchiveUnavailable:
+        :raises RoomNotFound, ArchiveUnavailable, ChallengeHidden:
         """
         room, racers, _ = await self.load(ref)
+        visibility.check_room(await self.rooms.seal(room, SPECTATOR))
         return present.standings(room, self.rooms.racer_views(room, racers))
 
     async def race(self, ref: str) -> RaceView:
@@ -231,18 +233,20 @@ class Archived:
         :raises RoomNotFound, ArchiveUnavailable:
         """
         room, racers, _ = await self.load(ref)
+        visibility.check_room(await self.rooms.seal(room, SPECTATOR))
         return race_view(self.rooms, self.cache, room, racers, archived=True)
 
     async def replay(self, ref: str, racer_id: str, token: str | None = None) -> Replay:
         """A racer's move log in an archived race (with the redeal key).
 
-        :raises RoomNotFound, RacerNotFound, ArchiveUnavailable:
+        :raises RoomNotFound, RacerNotFound, ArchiveUnavailable, ChallengeHidden:
         """
         room, _, racer = await self._racer(ref, racer_id)
-        visibility.check(room, "move log", SPECTATOR)
+        seen = await self.rooms.seal(room, SPECTATOR)
+        visibility.check(room, "move log", seen)
         entry = room.entry(racer_id)
         assert entry is not None
-        revealed = visibility.access(room, "redeal key", SPECTATOR) == "yes"
+        revealed = visibility.access(room, "redeal key", seen) == "yes"
         return Replay(
             rules=present.rules_view(self.cache.ruleset(room)), deal_number=room.deal_number,
             redeal_key=room.redeal_key if revealed else None, player=entry.name,
@@ -256,7 +260,7 @@ class Archived:
         :raises RoomNotFound, RacerNotFound, ArchiveUnavailable:
         """
         room, _, racer = await self._racer(ref, racer_id)
-        visibility.check(room, "board", SPECTATOR)
+        visibility.check(room, "board", await self.rooms.seal(room, SPECTATOR))
         game = self.cache.replay(room, racer.log)
         return present.game_view(racer, game, present.racer_status(room, racer), False,
                                  present.race_clock(room, room.ended_ms or 0))
@@ -274,7 +278,7 @@ class Archived:
             names = ", ".join(e.name for e in room.roster) or "nobody"
             raise err.RacerNotFound(f"no racer {racer!r} in room {room.code} (racers: {names})",
                                     {"racer": racer})
-        visibility.check(room, "move log", SPECTATOR)
+        visibility.check(room, "move log", await self.rooms.seal(room, SPECTATOR))
         record = racers.get(entry.id) or RacerRecord(id=entry.id)
         moves = [(str(m), int(t)) for m, t in record.log]
         return RacerLog(

@@ -52,6 +52,7 @@ from server.solver import SolverPool
 from server.store.base import LiveStore
 
 from . import errors as err
+from . import visibility
 from .apply import Applier
 from .archived import Archived, ArchivedRaces, FinishedRace, race_view
 from .assist import Assist, par_hook
@@ -63,7 +64,7 @@ from .play import LogsFor, Play
 from .quick import QuickRace
 from .racers import Racers
 from .rematch import Rematches
-from .rooms import Rooms
+from .rooms import SPECTATOR, ChallengeSeals, Rooms
 from .series import SeriesTables
 from .state import RoomRecord
 from .sweep import Sweep
@@ -116,18 +117,21 @@ class RaceAuthority:
 
     def __init__(self, store: LiveStore, config: RaceConfig | None = None, *,
                  solver: SolverPool | None = None, archive: ArchivedRaces | None = None,
-                 race_over_hooks: Sequence[RaceOverHook] = (), par: bool | None = None) -> None:
+                 race_over_hooks: Sequence[RaceOverHook] = (), par: bool | None = None,
+                 challenges: ChallengeSeals | None = None) -> None:
         """The authority over ``store``'s rooms. ``solver``: the process pool of
         solver jobs (hints, winnable deals, par; ``None``: searches run
         in-process — tests, tools); ``archive``: where archived races are read
         from (``None``: none); ``race_over_hooks``: called once per race by the
         process that ended it (leaderboards), after which the authority's own
         (the series' next race, the room's par); ``par``: store each room's par
-        at its race's end (default: when a ``solver`` is given)."""
+        at its race's end (default: when a ``solver`` is given); ``challenges``:
+        where challenges' states are read, for their attempts' seal
+        (:mod:`server.race.visibility`; ``None``: attempt rooms stay sealed)."""
         self.store = store
         self.config = config or RaceConfig()
         self.cache = RaceCache()
-        self.rooms = Rooms(store, self.cache)
+        self.rooms = Rooms(store, self.cache, challenges)
         self.archived = Archived(store, self.cache, self.rooms, self.config, archive)
         self.bots = RoomBots(self, think_ms=self.config.bot_think_ms,
                              max_bots=self.config.max_bots)
@@ -207,12 +211,13 @@ class RaceAuthority:
         while it lasts, then from the archive.
 
         :raises RoomNotFound, HiddenUntilOver (the race is not over yet),
-            ArchiveUnavailable:
+            ChallengeHidden (an attempt at a challenge still open), ArchiveUnavailable:
         """
         try:
             room, _, _ = await self.applier.read(ref)
         except err.RoomNotFound:
             return await self.archived.race(ref)
+        visibility.check_room(await self.rooms.seal(room, SPECTATOR))
         if room.state != "over" and not (room.state == "closed" and room.ended_ms is not None):
             raise err.HiddenUntilOver(f"the race of room {room.code} is not over "
                                       f"({room.state})", {"state": room.state})

@@ -120,6 +120,7 @@ def decide_create(loaded: Loaded, cmd: Create, config: RaceConfig) -> Outcome[Ro
         countdown_ms=options.countdown_s * 1000, host_digest=cmd.host_digest,
         created_ms=now, spectator_delay_ms=delay_s * 1000, open_boards=options.open_boards,
         deal_public=options.deal_public or options.deal == "daily",
+        challenge=options.challenge,
         series=None if options.series_races is None else SeriesState(
             id=room_id, race=1, races=options.series_races,
             break_ms=options.series_break_s * 1000),

@@ -52,3 +52,5 @@ class RoomOptions:
     "Series"); ``None``: a single race."""
     series_break_s: int = 20
     """Seconds between two races of a series (0…300), before the next one's countdown."""
+    challenge: str | None = None
+    """Internal: the room is an attempt at this challenge (:mod:`server.race.challenges`)."""

@@ -157,12 +157,15 @@ class Play:
 
     # -- results -----------------------------------------------------------------
 
-    async def standings(self, ref: str) -> Standings:
-        """Ranked standings (rules.md, "Race ranking"); final once the race is over.
+    async def standings(self, ref: str, token: str | None = None) -> Standings:
+        """Ranked standings (rules.md, "Race ranking"); final once the race is over;
+        ``token``: a racer's or the host's (only a challenge attempt's racer needs
+        theirs: :mod:`server.race.visibility`, "Challenge attempts").
 
-        :raises RoomNotFound:
+        :raises RoomNotFound, AuthInvalidToken, ChallengeHidden:
         """
         room, _, _now = await self.applier.read(ref)
+        visibility.check_room(await self.rooms.seen(room, token))
         racers = await self.rooms.racers(room)
         return present.standings(room, self.rooms.racer_views(room, racers))
 

@@ -226,7 +226,7 @@ class Rematches:
             "ranked": True, "state": "waiting", "created_ms": now, "start_at_ms": None,
             "ended_ms": None, "roster": [e.model_dump(mode="json") for e in roster],
             "joins": len(roster), "par": rules.cards if old.winnable_only else None,
-            "deal_public": False, "rematch": None, "quick": None,
+            "deal_public": False, "rematch": None, "quick": None, "challenge": None,
             "rematch_of": {"room": old.id, "code": old.code}, **fields})
 
     async def _plain_room(self, old: RoomRecord, now: int, entry: RosterEntry,

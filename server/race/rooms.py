@@ -3,11 +3,16 @@
 :class:`Rooms` resolves a room id or short code, reads racer records (a racer
 never saved is a fresh one on the room's deal) and builds room and racer
 views, and tells who a token is (:meth:`Rooms.seen`, for the fair-play
-table of :mod:`server.race.visibility`). It writes only the lobby index
-(:meth:`Rooms.off_lobby`); the rest belongs to the actions.
+table of :mod:`server.race.visibility`; a challenge attempt's seal:
+:meth:`Rooms.seal`, asked of the challenges' :class:`ChallengeSeals`). It
+writes only the lobby index (:meth:`Rooms.off_lobby`); the rest belongs to
+the actions.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Protocol
 
 from server.rules import Game
 from server.store.base import LiveStore, Versioned
@@ -21,15 +26,41 @@ from .visibility import Seen
 
 SPECTATOR = Seen("spectator")
 
-__all__ = ["Rooms"]
+__all__ = ["ChallengeSeals", "Rooms"]
+
+
+class ChallengeSeals(Protocol):
+    """Whether a challenge is over (``server.archive.ArchiveDb``, where challenges live)."""
+
+    async def challenge_closed(self, challenge_id: str) -> bool:
+        """Settled, void or closed: its attempts' rooms are public.
+
+        :raises ArchiveUnavailable:
+        """
+        ...
 
 
 class Rooms:
-    """Room and racer reads over one store and the process's :class:`RaceCache`."""
+    """Room and racer reads over one store and the process's :class:`RaceCache`;
+    ``seals``: where challenges' states are read (``None``: no challenges, and
+    a challenge room stays sealed)."""
 
-    def __init__(self, store: LiveStore, cache: RaceCache) -> None:
+    def __init__(self, store: LiveStore, cache: RaceCache,
+                 seals: ChallengeSeals | None = None) -> None:
         self.store = store
         self.cache = cache
+        self.seals = seals
+
+    async def seal(self, room: RoomRecord, seen: Seen) -> Seen:
+        """``seen``, sealed when ``room`` is an attempt at a challenge still open
+        (:mod:`server.race.visibility`, "Challenge attempts").
+
+        :raises ArchiveUnavailable: the challenges' database does not answer.
+        """
+        if room.challenge is None or (
+                self.seals is not None and await self.seals.challenge_closed(room.challenge)):
+            return seen
+        return dataclasses.replace(seen, sealed=True)
 
     async def resolve(self, ref: str) -> str:
         """The room id of ``ref`` (an id, or a short code of a live room)."""
@@ -74,16 +105,17 @@ class Rooms:
         """Who ``token`` is for racer ``target``'s things (``None``: the room's):
         the racer, a rival, a finished racer, the host or a spectator
         (:func:`server.race.visibility.viewer`; a rival whose result is final
-        is a finished racer).
+        is a finished racer), sealed in a challenge's attempt (:meth:`seal`).
 
         :raises AuthInvalidToken: a token that is nobody's in this room.
+        :raises ArchiveUnavailable: (a challenge's attempt) as :meth:`seal`.
         """
         seen = visibility.viewer(room, token, target)
         if seen.kind == "rival" and seen.racer is not None:
             got = await self.store.racers.get_racer(room.id, seen.racer)
             if got is not None and got.data.get("final"):
-                return Seen("finished", seen.racer)
-        return seen
+                seen = Seen("finished", seen.racer)
+        return await self.seal(room, seen)
 
     async def room_view(self, room: RoomRecord, now: int,
                         racers: dict[str, RacerRecord] | None = None,
@@ -92,7 +124,11 @@ class Rooms:
         (the deal number, the redeal key and the deal salt:
         :mod:`server.race.visibility`; the deal commitment always); racers are read unless
         given (a waiting room's racers have no moves: none are read); ``seq``:
-        the last event number when known (archived races), else read."""
+        the last event number when known (archived races), else read.
+
+        :raises ChallengeHidden: a sealed room seen from outside.
+        """
+        visibility.check_room(seen)
         if racers is None:
             racers = await self.racers(room) if room.state != "waiting" else {}
         starts_in = None

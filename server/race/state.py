@@ -105,6 +105,9 @@ class RoomRecord(_Record):
     """The room this one is the rematch (or next series race) of."""
     series: SeriesState | None = None
     """The room's place in its series; ``None``: a single race."""
+    challenge: str | None = None
+    """The challenge this room is an attempt at (sealed while the challenge is
+    open: :mod:`server.race.visibility`); ``None``: a room of its own."""
 
     def entry(self, racer_id: str) -> RosterEntry | None:
         """The roster entry of ``racer_id``, or ``None``."""

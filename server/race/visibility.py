@@ -31,6 +31,17 @@ standings, room events) is public.
 Rooms whose deal is public anyway (daily rooms: ``GET /daily`` gives the
 number; ghost rooms: the recorded game's replay holds it) show their deal
 number before the start too.
+
+**Challenge attempts** (docs/protocol.md, "Challenges and duels"): a room
+that is an attempt at a challenge still open is *sealed* (:attr:`Seen.sealed`,
+set by ``Rooms.seal``). Its racer sees it as any racer sees their room but
+its redeal key and deal salt (the challenge's deal is played by others
+after them); everyone else — spectators, archive readers — sees nothing of
+it at all, its progress and standings included (``challenge/hidden``): a
+player who has not played the challenge yet must learn nothing of how
+others played it. :func:`attempts_visible` is the same rule for the
+challenge's own answers. Once the challenge closes (settled, void, closed)
+its rooms are finished races like any other.
 """
 
 from __future__ import annotations
@@ -52,8 +63,11 @@ __all__ = [
     "Viewer",
     "What",
     "access",
+    "attempts_visible",
     "check",
+    "check_room",
     "phase",
+    "secrets_visible",
     "viewer",
 ]
 
@@ -106,6 +120,13 @@ class Seen:
 
     kind: Viewer
     racer: str | None = None
+    sealed: bool = False
+    """The room is an attempt at a challenge still open (module docstring)."""
+
+    @property
+    def shut_out(self) -> bool:
+        """Sealed, and not a racer of the room: nothing of it shows."""
+        return self.sealed and self.kind in ("host", "spectator")
 
 
 def phase(room: RoomRecord) -> Phase:
@@ -142,6 +163,8 @@ def access(room: RoomRecord, what: What, seen: Seen) -> Answer:
     """The answer :data:`TABLE` gives ``seen`` for ``what`` in ``room`` now, with
     the room's exceptions: a delayed board is live in open-boards rooms (or
     with no delay), and a public deal's number is shown before the start."""
+    if seen.shut_out or (seen.sealed and what in ("redeal key", "deal salt")):
+        return "no"
     answer = TABLE[(what, seen.kind)][PHASES.index(phase(room))]
     if answer == "delayed" and (room.open_boards or room.spectator_delay_ms == 0):
         return "yes"
@@ -153,6 +176,7 @@ def access(room: RoomRecord, what: What, seen: Seen) -> Answer:
 def check(room: RoomRecord, what: What, seen: Seen) -> Answer:
     """:func:`access`, raising instead of answering ``no``.
 
+    :raises ChallengeHidden: a sealed room seen from outside (module docstring).
     :raises HiddenUntilStart: a board or a move log before the start (a
         replay or a comparison would name the deal).
     :raises HiddenUntilOver: anything else the table hides now.
@@ -160,9 +184,36 @@ def check(room: RoomRecord, what: What, seen: Seen) -> Answer:
     answer = access(room, what, seen)
     if answer != "no":
         return answer
+    check_room(seen)
     if phase(room) == "before the start" and what in ("board", "move log"):
         raise err.HiddenUntilStart(f"the {what} waits for the start: the deal is dealt then",
                                    {"what": what, "state": room.state})
     whose = "a rival's" if seen.kind in ("rival", "finished") else "the"
     raise err.HiddenUntilOver(f"{whose} {what} stays hidden until the race is over",
                               {"what": what, "state": room.state})
+
+
+def check_room(seen: Seen) -> None:
+    """Refuse a look at a sealed room from outside (module docstring): its
+    view, standings, race, socket — anything, progress included.
+
+    :raises ChallengeHidden:
+    """
+    if seen.shut_out:
+        raise err.ChallengeHidden(
+            "an attempt at a challenge still open: nothing of it shows until the challenge "
+            "closes (play yours, then see the others through the challenge)")
+
+
+def attempts_visible(closed: bool, played: bool) -> bool:
+    """Whether a player sees others' attempts at a challenge (their results,
+    the deal number, comparisons): once they have played their own
+    (``played``: its result is in) or the challenge is ``closed``; the
+    number of attempts is public. The redeal key and the deal salt wait for
+    the close (:func:`secrets_visible`)."""
+    return closed or played
+
+
+def secrets_visible(closed: bool) -> bool:
+    """Whether a challenge's redeal key and deal salt show: once it is closed."""
+    return closed

@@ -227,6 +227,20 @@ class Settings(BaseSettings):
     quick_widen_s: float = Field(10.0, gt=0, description="a quick-race lobby also takes "
                                                         "racers one band further away per "
                                                         "this many seconds it has waited")
+    duel_band_width: float = Field(5.0, gt=0, description="rating points a duel's creator "
+                                                         "may be from the player it is "
+                                                         "handed to (POST /duels), at age 0")
+    duel_widen_s: float = Field(3600.0, gt=0, description="a duel's band widens by "
+                                                          "`LUCIE_DUEL_BAND_WIDTH` per this "
+                                                          "many seconds of its age")
+    challenge_period_s: float = Field(1.0, gt=0, le=3600, description="seconds between each "
+                                                                       "process's looks for "
+                                                                       "duels to settle and "
+                                                                       "challenges to expire")
+    clock_offset_file: str | None = Field(
+        None, description="tests and rehearsals only: a file holding a number of ms added to "
+                          "the clock of challenges and duels (their ages, expiry and "
+                          "deadlines), read again on every use; unset: none")
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
         "info", description="log level of the server's and uvicorn's lines (any case)")
     log_format: Literal["json", "text", "auto"] = Field(
