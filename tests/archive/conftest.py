@@ -91,7 +91,8 @@ async def reset_pg(url: str) -> None:
     """Drop every table of the session's database (each test starts empty)."""
     conn = await asyncpg.connect(url, timeout=3)
     try:
-        await conn.execute("DROP TABLE IF EXISTS moderation_verdicts, assessments, "
+        await conn.execute("DROP TABLE IF EXISTS notifications, challenge_attempts, challenges, "
+                           "moderation_verdicts, assessments, "
                            "assessment_queue, rating_history, player_variants, players, "
                            "archived_racers, races, alembic_version CASCADE")
     finally:
