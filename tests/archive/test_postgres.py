@@ -8,6 +8,7 @@ import pytest
 
 from server.archive import ArchiveDb, database_url, describe
 
+from .challenges_contract import ChallengeContract
 from .conftest import reset_pg
 from .contract import ArchiveContract, test_an_unreachable_database_is_unavailable_fast
 from .fairplay_contract import FairPlayContract
@@ -28,7 +29,8 @@ async def db(empty_db: ArchiveDb) -> ArchiveDb:
     return empty_db
 
 
-class TestPostgresArchive(ArchiveContract, PlayerContract, FairPlayContract):
+class TestPostgresArchive(ArchiveContract, PlayerContract, FairPlayContract,
+                         ChallengeContract):
     pass
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from server.archive import ArchiveDb, database_url
 
+from .challenges_contract import ChallengeContract
 from .contract import ArchiveContract
 from .fairplay_contract import FairPlayContract
 from .players_contract import PlayerContract
@@ -27,7 +28,8 @@ async def db(empty_db: ArchiveDb) -> ArchiveDb:
     return empty_db
 
 
-class TestSqliteArchive(ArchiveContract, PlayerContract, FairPlayContract):
+class TestSqliteArchive(ArchiveContract, PlayerContract, FairPlayContract,
+                         ChallengeContract):
     pass
 
 
