@@ -17,6 +17,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS: list[str] = [
     "client_cli.play_cmd",
     "client_cli.quick_cmd",
+    "client_cli.challenge_cmd",
     "client_cli.info_cmd",
     "client_cli.bot_cmd",
     "client_cli.deal_cmd",

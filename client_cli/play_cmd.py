@@ -137,7 +137,7 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                 joined = await (join_room(client, code, args.name) if player is None
                                 else join_as_player(client, code, player, host_token))
             assert code is not None
-            room = await client.get_room(code)
+            room = await client.get_room(code, joined.token)  # a challenge attempt: needs it
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
             if not own_bots and args.bots:  # a room it joins: bots of this process
                 own_bots = frozenset(free_bot_names({r.name for r in room.racers}, args.bots))
@@ -184,7 +184,7 @@ async def _run_board(app: RaceApp, url: str, seat: Seat, room_id: str, host_toke
             if hosting:  # the room's bots stop with the server (they resign)
                 fetched = await wait_for_race_over(url, seat.room, ignore=app.own_bots)
             else:
-                fetched = await standings_of(url, seat.room)
+                fetched = await standings_of(url, seat.room, seat.token)
         except ApiError:
             fetch_failed = True
     code = app.room.code if app.room else seat.room

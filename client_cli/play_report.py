@@ -60,10 +60,10 @@ def resigning_with_the_server(fetched: StandingsView) -> tuple[StandingsView, li
     return fetched.model_copy(update={"standings": rows}), racing
 
 
-async def standings_of(url: str, room: str) -> StandingsView:
-    """The room's standings now."""
+async def standings_of(url: str, room: str, token: str | None = None) -> StandingsView:
+    """The room's standings now (``token``: the racer's, which a challenge attempt needs)."""
     async with LucieClient(url) as client:
-        return await client.standings(room)
+        return await client.standings(room, token)
 
 
 async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0,

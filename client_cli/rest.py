@@ -198,8 +198,7 @@ class LucieClient:
         return parse(RacerView, data)
 
     async def series(self, series: str) -> SeriesView:
-        """A series of races (its id, or the id or code of one of its rooms): its
-        rooms and table (docs/protocol.md, "Series")."""
+        """A series (its id, or a room's id or code): rooms and table (protocol.md)."""
         return parse(SeriesView, await self._call("GET", f"/series/{series}"))
 
     async def rematch(self, room: str, token: str) -> RematchView:
@@ -234,13 +233,14 @@ class LucieClient:
 
     async def resign(self, room: str, racer: str, token: str) -> RacerView:
         """Resign: the racer's result becomes final."""
-        data = await self._call("POST", f"/rooms/{room}/racers/{racer}/resign", token=token)
-        return parse(RacerView, data)
+        return parse(RacerView, await self._call("POST", f"/rooms/{room}/racers/{racer}/resign",
+                                                 token=token))
 
     # results -----------------------------------------------------------
-    async def standings(self, room: str) -> StandingsView:
-        """Ranked standings (``final`` once the race is over)."""
-        return parse(StandingsView, await self._call("GET", f"/rooms/{room}/standings"))
+    async def standings(self, room: str, token: str | None = None) -> StandingsView:
+        """Ranked standings (``final`` once the race is over; an attempt's: its token)."""
+        got = await self._call("GET", f"/rooms/{room}/standings", token=token)
+        return parse(StandingsView, got)
 
     async def replay(self, room: str, racer: str) -> ReplayView:
         """A racer's move log with race-clock times."""

@@ -192,6 +192,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             yield
         finally:
             await authority.bots.aclose()  # they resign while the store still answers
+            challenges.stop()  # its sweep under way ends first: no query left in flight
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(settling), 5)
             ticker.cancel()
             collector.cancel()
             archiving.cancel()

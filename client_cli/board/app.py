@@ -258,7 +258,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
             self.racers[racer.id] = racer
             if room is not None and room.quick is not None:  # its deadline moved
                 with contextlib.suppress(ApiError):
-                    self._set_room(await self.client.get_room(self.seat.room))
+                    self._set_room(await self.client.get_room(self.seat.room, self.seat.token))
         elif ev.type in ("progress", "finished", "ready", "left"):
             if ev.type == "left":
                 data = {**data, "status": "left"}
@@ -275,7 +275,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
             self.countdown_until = None
             self._set_state("racing")
             with contextlib.suppress(ApiError):
-                self._set_room(await self.client.get_room(self.seat.room))
+                self._set_room(await self.client.get_room(self.seat.room, self.seat.token))
             self.clock_base = (ev.race_clock_ms or 0, time.monotonic())
             self.say("Go!", "ok", fade_s=GO_HOLD_S)
             await self._refresh_game()  # may tell a spectator how late the board is

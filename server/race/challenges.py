@@ -31,15 +31,15 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from server.errors import ArchiveUnavailable, RaceError, StoreError
 from server.rules import RulesError, RuleSet, new_game
 from server.rules.commitment import deal_commitment
 
 from . import errors as err
+from .challenge_ports import ChallengeArchive, Clock, Hosting
 from .challenge_views import (
     ChallengeJoined,
     ChallengeList,
@@ -59,48 +59,6 @@ log = logging.getLogger("server.race")
 
 CODE_LENGTH = 8
 """Characters of a challenge's code (the room codes' alphabet)."""
-
-
-class Clock(Protocol):
-    """The service clock (``store.base.ServiceClock``)."""
-
-    async def now_ms(self) -> int: ...
-
-
-class Hosting(Protocol):
-    """What challenges need of the race authority (``RaceAuthority`` satisfies it)."""
-
-    async def create_room(self, options: RoomOptions) -> tuple[RoomView, str]: ...
-    async def join(self, ref: str, name: str, player: str | None = None,
-                   bot: bool = False) -> tuple[RacerView, str]: ...
-    def get_room(self, ref: str, token: str | None = None) -> Awaitable[RoomView]: ...
-    async def close(self, ref: str, host_token: str | None) -> RoomView: ...
-
-
-class ChallengeArchive(Protocol):
-    """Where challenges live (``server.archive.ArchiveDb``; the methods of
-    ``server.archive.challenges_db.ChallengeQueries`` and two of its own)."""
-
-    async def create_challenge(self, row: dict[str, Any], attempt: dict[str, Any]) -> bool: ...
-    async def find_challenge(self, ref: str) -> dict[str, Any] | None: ...
-    async def check_attempt(self, ref: str, player_id: str, now: int) -> dict[str, Any]: ...
-    async def add_attempt(self, challenge_id: str, attempt: dict[str, Any],
-                          now: int) -> None: ...
-    async def duel_candidates(self, variant: str, player_id: str, rating: float, now: int,
-                              width: float, widen_ms: int,
-                              limit: int) -> list[dict[str, Any]]: ...
-    async def take_duel(self, challenge_id: str, attempt: dict[str, Any], now: int) -> bool: ...
-    async def due_settlements(self, limit: int) -> list[dict[str, Any]]: ...
-    async def settle(self, challenge_id: str, race: dict[str, Any], result: dict[str, Any],
-                     notes: list[dict[str, Any]], now: int) -> bool: ...
-    async def due_closings(self, now: int, limit: int) -> list[dict[str, Any]]: ...
-    async def close_challenge(self, challenge_id: str, state: str,
-                              notes: list[dict[str, Any]], now: int) -> bool: ...
-    async def notifications(self, player_id: str, limit: int) -> list[dict[str, Any]]: ...
-    async def unread_notifications(self, player_id: str) -> int: ...
-    async def player_challenges(self, player_id: str, limit: int) -> list[dict[str, Any]]: ...
-    async def player_rating(self, player_id: str, variant: str) -> float | None: ...
-    async def find_race(self, ref: str) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +108,7 @@ class Challenges:
         self.archive = archive
         self.clock = clock
         self.config = config or ChallengeConfig()
+        self._stopping = asyncio.Event()
 
     # -- attempts ------------------------------------------------------------------
 
@@ -338,13 +297,19 @@ class Challenges:
                                          await self.clock.now_ms())
 
     async def run(self, period_s: float) -> None:
-        """:meth:`sweep` every ``period_s`` seconds until cancelled; a database
-        that does not answer is tried again next period (one log line)."""
-        while True:
+        """:meth:`sweep` every ``period_s`` seconds until :meth:`stop` (it ends
+        after the sweep under way: no query is left in flight at shutdown); a
+        database that does not answer is tried again next period (one log line)."""
+        while not self._stopping.is_set():
             try:
                 await self.sweep()
             except ArchiveUnavailable as exc:
                 log.warning("challenges: sweep skipped: %s", exc.code)
             except Exception:  # a bug: logged, the loop goes on
                 log.exception("challenges: sweep failed")
-            await asyncio.sleep(period_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), period_s)
+
+    def stop(self) -> None:
+        """End :meth:`run` after its sweep under way."""
+        self._stopping.set()
