@@ -7,11 +7,21 @@ Requests refuse unknown fields; answers mirror :mod:`server.records.compare`,
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetPydanticSchema,
+    JsonValue,
+    Strict,
+    model_validator,
+)
+from pydantic_core import core_schema
 
 from server.race.views import RacerView, RoomView, RulesView
+from server.records.replay_file import EXAMPLE, ReplayDocument
 
 from .models import INTEGRAL
 
@@ -30,6 +40,7 @@ __all__ = [
     "LeaderboardView",
     "ReplayCheck",
     "ReplayCheckBody",
+    "ReplayJson",
     "SideView",
     "TimelinePoint",
     "VerdictView",
@@ -38,6 +49,22 @@ __all__ = [
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _as_object(value: Any, _: Any) -> Any:
+    if not isinstance(value, dict):
+        raise ValueError("a replay document is a JSON object")
+    return value
+
+
+ReplayJson = Annotated[dict[str, Any], GetPydanticSchema(
+    lambda _, handler: core_schema.no_info_wrap_validator_function(
+        _as_object, handler(ReplayDocument)))]
+"""A replay document (docs/replay.md): taken as any JSON object here and checked
+by replaying it (:func:`server.records.replay_file.import_replay`:
+``replay/invalid``, ``replay/forged``); its schema is
+:class:`~server.records.replay_file.ReplayDocument`'s (the wrap validator never
+calls the model's: the replay check gives the refusal its code)."""
 
 
 class TimelinePoint(_Model):
@@ -123,19 +150,27 @@ class ComparisonView(_Model):
     verdict: VerdictView
 
 
+_ONE_FORM: Final[list[JsonValue]] = [
+    {"required": ["room", "racer"], "properties": {
+        "room": {"type": "string"}, "racer": {"type": "string"}, "replay": {"type": "null"}}},
+    {"required": ["replay"], "properties": {
+        "replay": {"type": "object"}, "room": {"type": "null"}, "racer": {"type": "null"}}},
+]
+"""A game source is a live racer or a replay document, never both."""
+_SHORTER: Final = {**EXAMPLE, "player": "bix", "moves": EXAMPLE["moves"][:4],
+                   "result": {**EXAMPLE["result"], "foundation_cards": 4, "moves": 4,
+                              "reach_time_ms": 4680, "finished_ms": 5000}}
+"""The example replay's first four moves, resigned then (another game on its deal)."""
+
+
 class GameSource(_Model):
     """A game: a racer of a live room (``room`` + ``racer`` id or name) or a replay document."""
 
-    model_config = ConfigDict(json_schema_extra={"oneOf": [
-        {"required": ["room", "racer"], "properties": {
-            "room": {"type": "string"}, "racer": {"type": "string"}, "replay": {"type": "null"}}},
-        {"required": ["replay"], "properties": {
-            "replay": {"type": "object"}, "room": {"type": "null"}, "racer": {"type": "null"}}},
-    ]})
+    model_config = ConfigDict(json_schema_extra={"oneOf": _ONE_FORM})
 
     room: str | None = Field(default=None, min_length=1, max_length=64)
     racer: str | None = Field(default=None, min_length=1, max_length=64)
-    replay: dict[str, Any] | None = Field(
+    replay: ReplayJson | None = Field(
         default=None, description="a replay document (docs/replay.md)")
 
     @model_validator(mode="after")
@@ -150,6 +185,9 @@ class GameSource(_Model):
 class CompareBody(_Model):
     """Two games to compare."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"a": {"replay": EXAMPLE}, "b": {"replay": _SHORTER}}]})
+
     a: GameSource
     b: GameSource
 
@@ -157,7 +195,9 @@ class CompareBody(_Model):
 class ReplayCheckBody(_Model):
     """A replay document to check."""
 
-    replay: dict[str, Any]
+    model_config = ConfigDict(json_schema_extra={"examples": [{"replay": EXAMPLE}]})
+
+    replay: ReplayJson
 
 
 class ReplayCheck(_Model):
@@ -173,6 +213,9 @@ class ReplayCheck(_Model):
 
 class GhostRoomBody(GameSource):
     """A ghost room: the recorded game (a live racer or a replay document) and room options."""
+
+    model_config = ConfigDict(json_schema_extra={"oneOf": _ONE_FORM, "examples": [
+        {"replay": EXAMPLE, "capacity": 4, "countdown_s": 5}]})
 
     # strict numbers, as POST /rooms's: "8" and true are not numbers, 8.0 is 8
     capacity: Annotated[int, Field(ge=1, le=64), Strict(), INTEGRAL] = 8

@@ -14,7 +14,7 @@ together they are the one source of docs/openapi.json and docs/ws-schema.json
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Final, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 import orjson
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, WithJsonSchema
@@ -24,6 +24,8 @@ from server.race.events import RoomEvent
 from server.race.views import Ack, GameView, RacerView, RoomView
 from server.rules import VARIANTS
 from server.rules.deal import MAX_DEAL_NUMBER
+from server.rules.notation import MOVE_JSON_SCHEMA, MOVE_TEXT_SCHEMA
+from server.runtime.jsoncodec import integral
 
 __all__ = [
     "INTEGRAL",
@@ -47,22 +49,6 @@ __all__ = [
     "json_object_problem",
 ]
 
-_EXACT: Final = 2**53
-"""From here on a JSON number read as a float may not be the number its text
-wrote (``9007199254740993.0`` reads as 2⁵³, ``12345678901234567.0`` as …568):
-below it are JavaScript's safe integers."""
-
-
-def _integral(value: Any) -> Any:
-    """A JSON number with no fraction (``3.0``, ``1e3``) is that integer: JSON
-    and JSON Schema do not tell ``3`` from ``3.0`` (strict models refused it) —
-    as long as it is a safe integer (:data:`_EXACT`); beyond, the float is
-    left to the strict ``int``, which refuses it."""
-    if isinstance(value, float) and value.is_integer() and -_EXACT < value < _EXACT:
-        return int(value)
-    return value
-
-
 def _whole_deal(value: Any) -> Any:
     """A deal number is written as a JSON integer (digits only): deal numbers
     reach 10²⁰ − 1, far past what a float holds exactly, so a number with a
@@ -76,8 +62,8 @@ def _whole_deal(value: Any) -> Any:
     return value
 
 
-INTEGRAL = BeforeValidator(_integral)
-"""The validator of an integer request field (:func:`_integral`)."""
+INTEGRAL = BeforeValidator(integral)
+"""The validator of an integer request field (:func:`~server.runtime.jsoncodec.integral`)."""
 JsonInt = Annotated[int, INTEGRAL]
 """An integer field of a request: strict (no strings, no booleans), but ``3.0`` is 3.
 Bounds go inside, before the validator (``Annotated[int, Field(ge=…), INTEGRAL]``),
@@ -85,6 +71,7 @@ so that JSON Schema shows them as ``minimum``/``maximum``, also next to ``None``
 
 MoveValue = Annotated[
     str | dict[str, str | JsonInt],
+    WithJsonSchema({"anyOf": [MOVE_TEXT_SCHEMA, MOVE_JSON_SCHEMA]}),  # the parser's: 400
     Field(description='text notation ("3f", "3-7", "r", "m 5H f", "u", "a") or a JSON move '
           '({"type": "play", "from": "3", "to": "f"})'),
 ]

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.race.views import RacerStatus
+from server.records.players import NAME_PATTERN
 
 __all__ = ["CreatePlayer", "FairPlayNotice", "PlayerCreated", "PlayerProfile", "PlayerRace",
            "PlayerRacesPage",
@@ -22,9 +23,11 @@ class _View(BaseModel):
 class CreatePlayer(_View):
     """``POST /players``."""
 
-    name: str = Field(min_length=1, max_length=64, description="2–24 characters: letters "
-                      "(one script), digits, spaces and _ - . '; unique after NFKC and "
-                      "case folding")
+    name: str = Field(min_length=1, max_length=64, description="2–24 characters after NFKC "
+                      "and trimming: letters (one script), digits, spaces and _ - . '; "
+                      "unique after NFKC and case folding (the pattern: no character of "
+                      "U+0000–U+00FF that no name may hold)",
+                      json_schema_extra={"pattern": NAME_PATTERN})  # checked: 400
 
 
 class PlayerView(_View):

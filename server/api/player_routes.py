@@ -54,9 +54,10 @@ def _page(request: Request) -> tuple[int, str | None]:
     text = request.query_params.get("limit", "20")
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_LIMIT:
         raise RequestInvalid(f"limit is 1…{MAX_LIMIT}", {"field": "limit"})
-    cursor = request.query_params.get("cursor") or None
-    if cursor is not None and len(cursor) > 200:
-        raise RequestInvalid("not a cursor from an earlier page", {"field": "cursor"})
+    cursor = request.query_params.get("cursor")
+    if cursor is not None and not 1 <= len(cursor) <= 200:  # `?cursor=`: not a page's next
+        raise RequestInvalid("not a cursor from an earlier page (omit it for the first page)",
+                             {"field": "cursor"})
     return int(text), cursor
 
 

@@ -23,12 +23,12 @@ import hashlib
 import re
 import secrets
 import unicodedata
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from server.runtime.ignorable import default_ignorable
 
-__all__ = ["KEY_PREFIX", "NAME_MAX", "NAME_MIN", "PlayerArchive", "check_player_name",
-           "fold_name", "key_digest", "new_player_id", "new_player_key"]
+__all__ = ["KEY_PREFIX", "NAME_MAX", "NAME_MIN", "NAME_PATTERN", "PlayerArchive",
+           "check_player_name", "fold_name", "key_digest", "new_player_id", "new_player_key"]
 
 NAME_MIN = 2
 NAME_MAX = 24
@@ -58,6 +58,10 @@ _TYPED = {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": 
 _MAX_MARKS = 2
 """Combining marks in a row after one letter (an accent or two, not a stack)."""
 
+_REFUSED: Final = frozenset({"Cc", "Cf", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories never in a name (control, format, private, unassigned,
+line and paragraph separators), refused, never rewritten."""
+
 
 def _script(ch: str) -> str | None:
     """The script of a letter or mark, from its Unicode name (``LATIN``,
@@ -69,6 +73,37 @@ def _script(ch: str) -> str | None:
     if first in ("COMBINING", "MODIFIER"):
         return None
     return first
+
+
+def _never_in_a_name(ch: str) -> bool:
+    """Whether :func:`check_player_name` refuses every name holding ``ch``:
+    a control or invisible character, or one whose NFKC form holds a
+    character other than a letter, a mark, a digit 0-9, a space or ``_ - . '``."""
+    if unicodedata.category(ch) in _REFUSED or default_ignorable(ch):
+        return True
+    return not all(unicodedata.category(c).startswith(("L", "M")) or c.isspace()
+                   or (c.isascii() and c.isdigit()) or c in _PUNCTUATION
+                   for c in (_TYPED.get(c, c) for c in unicodedata.normalize("NFKC", ch)))
+
+
+def _latin1_refused() -> str:
+    """The character class of :func:`_never_in_a_name` over U+0000 … U+00FF, as
+    ``\\uXXXX`` ranges (the same in every Unicode version)."""
+    refused = [cp for cp in range(0x100) if _never_in_a_name(chr(cp))]
+    runs: list[list[int]] = []
+    for cp in refused:
+        if runs and runs[-1][1] == cp - 1:
+            runs[-1][1] = cp
+        else:
+            runs.append([cp, cp])
+    return "".join(f"\\u{a:04x}" + (f"-\\u{b:04x}" if b > a else "") for a, b in runs)
+
+
+NAME_PATTERN: Final = f"^[^{_latin1_refused()}]*$"
+"""What JSON Schema can say of a name (docs/openapi.json): no character of
+U+0000 … U+00FF that :func:`check_player_name` refuses wherever it stands
+(controls, symbols, punctuation other than ``_ - . '``). Above U+00FF, one
+script, the length after NFKC and the rest are the server's to check."""
 
 
 def check_player_name(name: str) -> tuple[str, str]:
@@ -84,8 +119,7 @@ def check_player_name(name: str) -> tuple[str, str]:
         two combining marks on a letter, a name shaped like a player id, or
         no letter or digit at all.
     """
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cn", "Zl", "Zp") or default_ignorable(ch)
-           for ch in name):
+    if any(unicodedata.category(ch) in _REFUSED or default_ignorable(ch) for ch in name):
         raise ValueError("a player name may not hold control or invisible characters")
     display = " ".join("".join(_TYPED.get(ch, ch)
                                for ch in unicodedata.normalize("NFKC", name)).split())

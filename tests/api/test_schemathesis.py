@@ -5,7 +5,13 @@ document's links (a new room's host token → start/close, a new racer's token
 
 Bounded for ``make test`` (25 examples per operation, 40 stateful scenarios:
 well under 90 s on two cores); ``make fuzz`` sets ``LUCIE_FUZZ_EXAMPLES`` for
-a long run (over 10,000 requests)."""
+a long run (over 10,000 requests).
+
+The contract says all JSON Schema can say (issue 33, item 7): schema-valid
+replay documents and player names are refused only for what it cannot say
+(schemathesis.toml lists it), and the bodies' examples are accepted — else
+``st run`` warns "schema validation mismatch": an operation that refuses every
+schema-valid request."""
 
 from __future__ import annotations
 
@@ -18,9 +24,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
+from schemathesis import GenerationMode
 from schemathesis.config import SchemathesisConfig
 
 from server.api.openapi import openapi
@@ -85,3 +93,96 @@ def test_stateful(api_url: str) -> None:
          "--url", api_url], capture_output=True, text=True, timeout=110)
     print(result.stdout[-3000:], file=sys.stderr)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def _without_examples(doc: Any) -> Any:
+    """``doc`` without its ``examples``: what the schema alone generates
+    (schemathesis mixes a body's examples into one case in five)."""
+    if isinstance(doc, dict):
+        return {k: _without_examples(v) for k, v in doc.items() if k != "examples"}
+    if isinstance(doc, list):
+        return [_without_examples(v) for v in doc]
+    return doc
+
+
+_BARE = schemathesis.openapi.from_dict(_without_examples(openapi()))
+_POSITIVE = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                     suppress_health_check=list(HealthCheck))
+_BEYOND_THE_SCHEMA = {"replay/forged", "compare/different_deal", "room/not_found",
+                      "racer/not_found"}
+"""A schema-valid replay's refusals: the log's legality and the claimed result
+(replay/forged), two games on two deals, live sources that are not there."""
+
+
+def _beyond_the_schema(operation_id: str, code: str, field: Any, message: str) -> bool:
+    """Whether a refusal of a schema-valid replay body is for what JSON Schema
+    cannot say (schemathesis.toml): see :data:`_BEYOND_THE_SCHEMA`; a deal
+    number written as a float; a ghost's recorded name that is no display
+    name, a live room whose race is not over."""
+    if code in _BEYOND_THE_SCHEMA:
+        return True
+    if (code, field) == ("replay/invalid", "deal_number"):
+        return "digits only" in message
+    return operation_id == "createGhostRoom" and code == "request/invalid" and field in (
+        "name", "room")
+
+
+def _refusal(answer: httpx.Response) -> tuple[int, str, Any, str]:
+    error = answer.json()["error"] if answer.status_code >= 400 else {}
+    return (answer.status_code, error.get("code", ""), (error.get("details") or {}).get("field"),
+            error.get("message", ""))
+
+
+@pytest.mark.parametrize("operation_id", ["checkReplay", "compareGames", "createGhostRoom"])
+def test_schema_valid_replays_are_refused_only_beyond_the_schema(api_url: str,
+                                                                 operation_id: str) -> None:
+    """Schema-valid replay documents were refused 400 ``replay/invalid`` for
+    rules, keys, move texts and bounds the schema did not state; now only the
+    deal number written as a float (JSON Schema's ``integer`` takes ``5.0``;
+    a deal number is digits only) is, and the rest beyond the schema is
+    ``replay/forged`` (legality, the claimed result) or a missing live game."""
+    operation = _BARE.find_operation_by_id(operation_id)
+    seen: Counter[tuple[int, str, Any, str]] = Counter()
+
+    @_POSITIVE
+    @given(operation.as_strategy(generation_mode=GenerationMode.POSITIVE))
+    def send(case: Any) -> None:
+        seen[_refusal(httpx.post(api_url + case.formatted_path, json=case.body, timeout=30))] += 1
+
+    send()
+    off = {k: n for k, n in seen.items()
+           if k[0] in (400, 422) and not _beyond_the_schema(operation_id, *k[1:])}
+    assert not off, f"schema-valid bodies refused for what the schema could say: {off}"
+    assert sum(seen.values()) >= 30
+
+
+def test_schema_valid_player_names_are_often_taken(api_url: str) -> None:
+    """A schema-valid name (1–64 characters) was taken one time in twelve:
+    controls, symbols, punctuation; with the pattern of what no name may hold
+    in U+0000–U+00FF, at least one in ten is (one in six to one in three).
+    One script, the length after NFKC, unassigned characters stay beyond it."""
+    operation = _BARE.find_operation_by_id("createPlayer")
+    statuses: Counter[int] = Counter()
+
+    @_POSITIVE
+    @given(operation.as_strategy(generation_mode=GenerationMode.POSITIVE))
+    def send(case: Any) -> None:
+        statuses[httpx.post(api_url + case.formatted_path, json=case.body,
+                            timeout=30).status_code] += 1
+
+    send()
+    judged = statuses[201] + statuses[400] + statuses[422]
+    assert statuses[201] * 10 >= judged > 0, statuses
+
+
+@pytest.mark.parametrize(("path", "body"), [("/replays/check", "ReplayCheckBody"),
+                                            ("/compare", "CompareBody"),
+                                            ("/ghost-rooms", "GhostRoomBody")])
+def test_body_examples_are_accepted(api_url: str, path: str, body: str) -> None:
+    """The examples of the bodies whose validity JSON Schema cannot say (a
+    legal log, its true result) hold up: schemathesis sends them in every phase."""
+    examples = openapi()["components"]["schemas"][body]["examples"]
+    for example in examples:
+        answer = httpx.post(f"{api_url}/api/v1{path}", json=example, timeout=30)
+        assert answer.status_code in (200, 201), answer.text
+    assert examples

@@ -183,3 +183,17 @@ def test_ghost_room_numbers_are_strict(client: TestClient, field: bytes) -> None
     assert r.status_code == 422, r.text
     assert r.json()["error"]["code"] == "request/invalid"
     assert r.json()["error"]["details"]["errors"][0]["loc"] == [field.split(b'"')[1].decode()]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/players/somebody/races",
+                                  "/api/v1/players/somebody/vs/other"])
+@pytest.mark.parametrize("query", ["cursor=", "cursor=&limit=5", "cursor=" + "x" * 201])
+def test_history_cursors_are_one_to_200_characters(client: TestClient, path: str,
+                                                   query: str) -> None:
+    """An empty ``?cursor=`` was taken for no cursor (the first page), below the
+    contract's ``minLength`` 1 (schemathesis, issue 33 item 7): refused as any
+    cursor that is not an earlier page's ``next``, before the player is looked up."""
+    r = client.get(f"{path}?{query}")
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["code"] == "request/invalid"
+    assert r.json()["error"]["details"] == {"field": "cursor"}
