@@ -540,6 +540,12 @@ def test_computer_racers_race_on_after_the_page_closes(
     phone.get(f"{url}/r/{code}/watch")
     until(lambda: "Status" in text_of(phone, ".end .standings thead"), message="the standings")
     assert sorted(js(phone, tagged, ".end .standings td.nm")) == ["bot-Ada", "bot-Bix"]
+    # a computer racer concedes only when it has no move it can use: "stuck", not "resigned"
+    statuses = js(phone, """return Object.fromEntries([...document.querySelectorAll(
+        '.end .standings tbody tr')].map((tr) => [tr.querySelector('.nm').firstChild.textContent,
+                                                  tr.lastChild.textContent]))""")
+    for bot in bots:
+        assert statuses[bot["name"]] == {"won": "won", "resigned": "stuck"}[bot["status"]], statuses
     assert table_fits(phone, ".end table.standings")
     no_sideways_scroll(phone)
     shots(phone, "end-bots-phone")

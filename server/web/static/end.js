@@ -116,7 +116,7 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   let positions = null;
   const speed = el("select", { id: "rp-speed", "aria-label": T.rpSpeed, onchange: () => { if (timer) { stop(); play.click(); } } },
     ...[1, 2, 4, 8].map((v) => el("option", { value: v, text: `${v}×` })));
-  const download = b("rp-download", T.rpDownload, T.rpDownloadName, () => {
+  const download = b("rp-download", T.rpDownload, null, () => {
     if (!rep) return;
     // a replay file (docs/replay.md): the replay answer with its format header
     const file = { format: "lucie-replay", format_version: 1, ...rep };
@@ -125,7 +125,7 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
     document.body.append(a); a.click(); a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   });
-  const ghost = b("rp-ghost", T.rpGhost, T.rpGhostName, async () => {
+  const ghost = b("rp-ghost", T.rpGhost, null, async () => {
     try {
       const g = await call("POST", "/ghost-rooms", { body: { room: code, racer: pickR.value, countdown_s: 3 } });
       store.setHost(g.room.code, g.host_token);

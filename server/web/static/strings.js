@@ -133,8 +133,8 @@ export const T = {
   rpFirst: "|◀ First", rpFirstName: "First move", rpPrev: "◀ Step", rpPrevName: "Step back",
   rpPlay: "play", rpPause: "pause", rpNext: "Step ▶", rpNextName: "Step forward",
   rpLast: "Last ▶|", rpLastName: "Last move", rpSpeed: "speed",
-  rpDownload: "Download replay", rpDownloadName: "Download the replay file",
-  rpGhost: "Race this ghost", rpGhostName: "Race this racer's recorded game",
+  // a button's name is its visible text (WCAG 2.5.3)
+  rpDownload: "Download replay", rpGhost: "Race this ghost",
   replayAt: (i, n, move, at) => `Move ${i} of ${n}: ${move} at ${at}`,
   replayStart: (player, n) => `${player}: ${plural(n, "move")} — press play`,
 
