@@ -2,7 +2,7 @@
 // pattern, grid-nav.js: one Tab stop, arrow keys, Home/End, Enter or Space to pick and
 // play) and with the pointer: tap, double-tap, drag. Nothing moves until the server's
 // ack carries the new game (race.js sends the moves).
-import { cardGlyph, foundationTop, isRed } from "./cards.js";
+import { cardGlyph, foundationTop, isRed, rankOf, suitOf } from "./cards.js";
 import { nextCell, remember, resolve } from "./grid-nav.js";
 import { isBot } from "./room-state.js";
 import { plural, T } from "./strings.js";
@@ -174,6 +174,13 @@ export class Board {
     for (const [row, w, step] of rows.filter(Boolean)) row.style.setProperty("--step", `${Math.floor(step - w)}px`);
   }
 
+  /** After a card is played to the foundations, the focus goes to the one it lands on. */
+  focusFoundationOf(card) {
+    if (!card) return;
+    const i = this.game.position.foundations.findIndex(([suit, rank]) => suit === suitOf(card) && rank === rankOf(card) - 1);
+    if (i >= 0 && this.mem?.key === "f") this.mem = { key: "f", col: i };
+  }
+
   onFocus(e) {
     if (e.target === this.root) { this.focus(); return; } // the skip link's target
     const c = e.target.closest?.('[role="gridcell"]');
@@ -236,7 +243,9 @@ export class Board {
       if (src !== null && this.same(src, this.sel)) { this.clearSelection(); return; }
       const targets = targetsFrom(this.legal, this.sel);
       if (place !== null && (targets.has(place) || src === null)) {
-        const from = this.sel; this.sel = null; this.render();
+        const from = this.sel;
+        if (place === "f") this.focusFoundationOf(this.selectedCard());
+        this.sel = null; this.render();
         this.opts.onMove?.(moveText(from, place)); // the server says why when it is illegal
         return;
       }
