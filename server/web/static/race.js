@@ -8,6 +8,7 @@ import { ackSay, CountdownAnnouncer, RivalsAnnouncer, targetWords } from "./anno
 import { call, newMoveId, RoomSocket, sentence, store } from "./api.js";
 import { el } from "./board.js";
 import { mountEnd } from "./end.js";
+import { reportFocusLoss } from "./focus-report.js";
 import { banner, navigate } from "./nav.js";
 import { raceScreen } from "./race-view.js";
 import { mountRematch } from "./rematch.js";
@@ -22,7 +23,7 @@ export function mountRoom(main, code, { watch = false } = {}) {
     room: null, me: null, token: null, host: store.host(code), game: null, sock: null,
     inflight: null, movesSeen: 0, clockAt: 0, countdownAt: 0, mode: null, stopped: false,
     watchRacer: null, watchTimer: null, rivalsTimer: null, end: null, rematchBar: null,
-    screen: null, wait: null, note: null, focusLost: false, focusSentAt: -Infinity,
+    screen: null, wait: null, note: null,
   };
   const saved = watch ? null : store.racer(code);
   if (saved) { s.me = saved.racer; s.token = saved.token; }
@@ -278,21 +279,14 @@ export function mountRoom(main, code, { watch = false } = {}) {
   }
   document.addEventListener("keydown", onKey);
 
-  // fair play (docs/fair-play.md, "Focus"): while this racer races, the page hidden or the
-  // window blurred is reported once per loss (blurred then hidden is one) until it is back
-  function onFocusLost() {
-    const me = s.room?.racers.find((r) => r.id === s.me);
-    if (watch || s.focusLost || s.room?.state !== "racing" || !me || me.final || s.game?.final) return;
-    s.focusLost = true;
-    if (performance.now() - s.focusSentAt < 1000) return;
-    s.focusSentAt = performance.now();
-    s.sock?.send({ t: "focus", d: { lost: true } });
-  }
-  function onFocusBack() { if (document.visibilityState === "visible") s.focusLost = false; }
-  function onVisibility() { if (document.visibilityState === "hidden") onFocusLost(); else onFocusBack(); }
-  window.addEventListener("blur", onFocusLost);
-  window.addEventListener("focus", onFocusBack);
-  document.addEventListener("visibilitychange", onVisibility);
+  // fair play: a racer's page hidden or window blurred during the race is reported
+  const stopFocusReport = watch ? () => {} : reportFocusLoss({
+    racing: () => {
+      const me = s.room?.racers.find((r) => r.id === s.me);
+      return s.room?.state === "racing" && Boolean(me) && !me.final && !s.game?.final;
+    },
+    send: (msg) => s.sock?.send(msg),
+  });
 
   load();
   return () => {
@@ -300,8 +294,6 @@ export function mountRoom(main, code, { watch = false } = {}) {
     s.sock?.close(); banner("");
     s.rematchBar?.stop(); s.end?.destroy(); s.screen?.destroy();
     document.removeEventListener("keydown", onKey);
-    window.removeEventListener("blur", onFocusLost);
-    window.removeEventListener("focus", onFocusBack);
-    document.removeEventListener("visibilitychange", onVisibility);
+    stopFocusReport();
   };
 }
