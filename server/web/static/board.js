@@ -131,7 +131,6 @@ export class Board {
       top.append(row("c", false, { class: "cells", "aria-label": T.cellsRow }, cells.map((c, i) =>
         slot(`cell${!pos.cells[i] && targets.has("c") ? " target" : ""}`, pos.cells[i] ? `cell:${i + 1}` : "c", `cell${i}`, c)), cells));
     }
-    this.root.append(top);
     // fans: each a row, its cards from the bottom to the top card
     const fans = el("div", { class: "fans" });
     pos.fans.forEach((fan, i) => {
@@ -150,10 +149,12 @@ export class Board {
         el("span", { class: "fan-no", "aria-hidden": "true", text: n }),
         row(`fan:${n}`, true, { class: "fan-cards", "aria-label": T.fanRow(n) }, cards)));
     });
-    this.root.append(fans);
-    this.rows.forEach((r, ri) => r.cells.forEach((c, ci) => { c.dataset.row = ri; c.dataset.col = ci; c.tabIndex = -1; }));
+    // the grid's one Tab stop (roving), set before the board goes in the page
     const at = resolve(this.rows, this.mem);
-    if (at) this.rows[at.row].cells[at.col].tabIndex = 0;
+    this.rows.forEach((r, ri) => r.cells.forEach((c, ci) => {
+      c.dataset.row = ri; c.dataset.col = ci; c.tabIndex = at && ri === at.row && ci === at.col ? 0 : -1;
+    }));
+    this.root.append(top, fans);
     this.layoutFans();
     if (hadFocus) this.focus();
   }
@@ -188,7 +189,7 @@ export class Board {
     const at = { row: Number(c.dataset.row), col: Number(c.dataset.col) };
     this.mem = remember(this.rows, at);
     for (const other of this.root.querySelectorAll('[role="gridcell"][tabindex="0"]')) if (other !== c) other.tabIndex = -1;
-    c.tabIndex = 0;
+    if (c.tabIndex !== 0) c.tabIndex = 0;
   }
 
   onKey(e) {

@@ -66,7 +66,7 @@ export function raceScreen(stage, room, { me, onMove, onPick, onPutDown, onHint,
     info(game) { if (head.id === "info") head.textContent = T.info(game, total); },
     note(text) { if (note) note.textContent = text; },
     controls(c) { toolbar?.update(c); },
-    rivals(rows) { drawPanel(rows); drawStrip(rows); },
+    rivals(rows) { drawStrip(rows); drawPanel(rows); }, // the panel reads the layout last (FLIP)
     /** Whether the focus was on this screen and fell (to <body>, or a button just disabled). */
     focusLost() {
       const a = document.activeElement;

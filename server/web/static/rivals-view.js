@@ -10,7 +10,9 @@ const still = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
 export function racersPanel(list, total) {
   const seenFinal = new Set();
   return function draw(rows) {
-    const before = new Map([...list.children].map((li) => [li.dataset.racer, li.getBoundingClientRect().top]));
+    // the rows' places are read only when the order changes (a read forces a layout)
+    const moved = [...list.children].map((li) => li.dataset.racer).join() !== rows.map((r) => r.id).join();
+    const before = new Map([...list.children].map((li) => [li.dataset.racer, moved ? li.getBoundingClientRect().top : null]));
     list.replaceChildren(...rows.map((r) => {
       const justDone = r.final && !seenFinal.has(r.id);
       if (r.final) seenFinal.add(r.id);
@@ -22,7 +24,7 @@ export function racersPanel(list, total) {
         el("span", { class: "bar", role: "img", "aria-label": T.barName(r.cards, total) }, fill),
         el("span", { class: "figures", text: T.figures({ foundation_cards: r.cards, moves: r.moves }, r.status) }));
     }));
-    if (still()) return;
+    if (!moved || still()) return;
     for (const li of list.children) {
       const was = before.get(li.dataset.racer);
       const dy = was === undefined ? 0 : was - li.getBoundingClientRect().top;

@@ -26,6 +26,11 @@ export const T = {
   card: (card) => `${cardGlyph(card)}, ${T.cardName(card)}`,
   status: (status) => STATUS[status] ?? status.replace("_", " "),
 
+  // the connection (api.js: the banner, a refusal without the server's words)
+  connectionLost: "Connection lost — reconnecting…",
+  roomBusy: "The room is full of watchers or busy — trying again…",
+  roomGone: "the room is gone", offline: "the server does not answer",
+
   // the page's frame
   loading: (code) => `Room ${code}…`,
   roomTitle: "Room ", watchTitle: "Watching ",
