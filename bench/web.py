@@ -30,6 +30,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -199,15 +200,18 @@ def _measure(url: str, quick: bool) -> list[str]:
 
 
 def run(quick: bool) -> list[str]:
-    """Start a server, measure, stop it; the lines of figures."""
+    """Start a server (its archive in a folder of its own: not the user's, which another
+    checkout may have migrated further), measure, stop it; the lines of figures."""
     port = _port()
-    proc: subprocess.Popen[bytes] = _spawn(
-        "from server.app import main; raise SystemExit(main())", port,
-        {"LUCIE_CREATE_PER_MIN": "6000", "LUCIE_JOIN_PER_MIN": "6000"})
-    try:
-        return _measure(f"http://127.0.0.1:{port}", quick)
-    finally:
-        _stop(proc)
+    with tempfile.TemporaryDirectory(prefix="bench-web-") as data:
+        proc: subprocess.Popen[bytes] = _spawn(
+            "from server.app import main; raise SystemExit(main())", port,
+            {"LUCIE_CREATE_PER_MIN": "6000", "LUCIE_JOIN_PER_MIN": "6000",
+             "LUCIE_DATA_DIR": data})
+        try:
+            return _measure(f"http://127.0.0.1:{port}", quick)
+        finally:
+            _stop(proc)
 
 
 if __name__ == "__main__":
