@@ -7,8 +7,9 @@ over REST, is ready too and plays his first moves. Ada then plays the solver's
 ↑ ↓ to the target fan or Ctrl+Home to the foundations, Enter to play; Home and End
 along a fan once. After every move the focus is on a card of the board, never on
 ``<body>``, and the live region says the move, after every pick its targets; a
-refused move typed into the move line is said; Bob's progress is said, at most
-once per few seconds. The board is one Tab stop (Tab leaves it, Shift+Tab comes
+refused move typed into the move line is said; Undo pressed in the toolbar,
+which the undo disables, gives the focus back to the board; Bob's progress is said,
+at most once per few seconds. The board is one Tab stop (Tab leaves it, Shift+Tab comes
 back to the same card) and the skip link leads to it.
 """
 
@@ -170,11 +171,24 @@ def test_a_whole_race_with_the_keyboard_only(server_factory: ServerFactory, ada:
     refusal = until_said(ada, refused_from, lambda t: t.startswith("Refused: "), "the refusal said")
     assert "does not go" in refusal or "empty" in refusal, refusal
     assert refusal == text_of(ada, ".msg") and board_version(ada) == 0
-    for _ in range(10):  # back to the board: Shift+Tab through the toolbar
-        if focused(ada)["role"] == "gridcell":
+    # --- a move typed, then Undo from the toolbar: the button, disabled by the undo
+    # (nothing left to undo), gives the focus back to the board, not to <body>
+    assert focused(ada)["id"] == "move-input"
+    keys(ada, line[0].replace("-", " "), Keys.ENTER)
+    until(lambda: board_version(ada) == 1, 10, message="the typed move")
+    for _ in range(10):
+        if focused(ada)["id"] == "undo":
             break
         ActionChains(ada).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+    assert focused(ada)["id"] == "undo"
+    undone_from = len(said(ada))
+    keys(ada, Keys.ENTER)
+    until(lambda: board_version(ada) == 2, 10, message="the undo")
+    until(lambda: focused(ada)["role"] == "gridcell", 5, message="the focus back on the board")
     assert focused(ada) == start
+    assert js(ada, "return document.getElementById('undo').disabled")
+    until_said(ada, undone_from, lambda t: t == "Move undone. 4 of 52 on the foundations.",
+               "the undo said")
 
     # --- the whole line with keys
     for i, move in enumerate(line):
