@@ -20,6 +20,14 @@ $(STAMP): pyproject.toml $(LOCK)
 
 venv: $(STAMP)
 
+# The browser client's test tools (package.json: axe-core), installed from the lock
+# when node_modules is missing or older than package.json or the lock (Node.js too
+# when it is missing: scripts/ensure-node.sh).
+NODE_STAMP := node_modules/.installed
+$(NODE_STAMP): package.json package-lock.json
+	@scripts/ensure-node.sh
+	@touch $@
+
 # The main job: a race against three bots on a random real deal. Starts the
 # embedded server (stopped on exit) when none answers at $$LUCIE_SERVER or :8000.
 # When the terminal closes, make (the session leader in a tmux pane or an
@@ -32,7 +40,7 @@ run: $(STAMP)
 server: $(STAMP)
 	$(VENV)/bin/lucie-server
 
-test: $(STAMP)
+test: $(STAMP) $(NODE_STAMP)
 	@scripts/ensure-redis.sh
 	@scripts/ensure-postgres.sh
 	@scripts/ensure-tools.sh

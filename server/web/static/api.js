@@ -1,4 +1,6 @@
 // The public API (/api/v1, docs/protocol.md): REST calls, the room socket, token storage.
+import { T } from "./strings.js";
+
 export const API = "/api/v1";
 
 /** JSON.parse keeping big integers exact: deal numbers go up to 10^20 − 1 (protocol.md). */
@@ -32,7 +34,7 @@ export async function call(method, path, { body, token } = {}) {
       body: body === undefined ? undefined : (typeof body === "string" ? body : JSON.stringify(body)),
     });
   } catch (e) {
-    throw new ApiError(0, "network/offline", "the server does not answer");
+    throw new ApiError(0, "network/offline", T.offline);
   }
   if (res.status === 204) return null;
   const text = await res.text();
@@ -67,7 +69,6 @@ export const store = {
  * before the page loads, shortens it (the tests). */
 export const PING_MS = Number(globalThis.LUCIE_PING_MS) > 0 ? Number(globalThis.LUCIE_PING_MS) : 15000;
 
-const LOST = "Connection lost — reconnecting…";
 
 /** A fresh client_move_id for racer `me`: the racer and 96 random bits, unique per racer
  * across tabs and devices (a repeated id is answered with the first one's answer). */
@@ -111,10 +112,10 @@ export class RoomSocket {
       // 1008 rate/limited (a watcher past the room's spectator cap): try again later
       if (e.code === 4004 || (e.code === 1008 && !e.reason.startsWith("rate/limited"))) {
         this.closed = true;
-        this.h.onStatus?.("gone", e.reason || "the room is gone");
+        this.h.onStatus?.("gone", e.reason || T.roomGone);
         return;
       }
-      this.retry(e.code === 1008 ? "The room is full of watchers or busy — trying again…" : LOST);
+      this.retry(e.code === 1008 ? T.roomBusy : T.connectionLost);
     };
     // a handshake that never ends (packets dropped on the way) is given up after a period
     setTimeout(() => { if (this.ws === ws && ws.readyState === WebSocket.CONNECTING) this.abandon(ws); }, PING_MS);
@@ -135,7 +136,7 @@ export class RoomSocket {
     if (this.ws !== ws) return;
     this.ws = null;
     try { ws.close(); } catch (e) { /* closing already */ }
-    if (!this.closed) this.retry(LOST);
+    if (!this.closed) this.retry(T.connectionLost);
   }
   retry(text) {
     this.h.onStatus?.("down", text);

@@ -1,7 +1,6 @@
 // The client's router: one HTML shell for every page, drawn here (docs/web.md).
 import { el } from "./board.js";
 import { mountHome } from "./home.js";
-import { hooks } from "./nav.js";
 import { mountLeaderboards, mountRules } from "./pages.js";
 import { mountRoom } from "./race.js";
 
@@ -30,15 +29,14 @@ function route() {
 
 document.addEventListener("click", (e) => {
   const a = e.target.closest?.("a[href]");
-  if (!a || a.target || a.hasAttribute("download") || e.ctrlKey || e.metaKey || e.shiftKey || e.button) return;
+  if (!a || e.defaultPrevented || a.target || a.hasAttribute("download") || e.ctrlKey || e.metaKey || e.shiftKey || e.button) return;
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin || url.pathname.startsWith("/static/") || url.pathname.startsWith("/api/")) return;
+  if (url.pathname === location.pathname && url.hash) return; // a place on this page
   e.preventDefault();
   if (url.pathname !== location.pathname) history.pushState(null, "", url.pathname);
   route();
 });
 window.addEventListener("popstate", route);
 window.addEventListener("lucie:navigate", route);
-window.addEventListener("error", (e) => hooks.errors.push(String(e.message)));
-window.addEventListener("unhandledrejection", (e) => hooks.errors.push(String(e.reason)));
 route();

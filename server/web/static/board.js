@@ -1,6 +1,11 @@
-// The board: fans, free cells, foundations; tap / double-tap / drag / keyboard controls.
-// Nothing moves until the server's ack carries the new game (race.js sends the moves).
-import { cardGlyph, cardName, foundationTop, isRed, SUITS } from "./cards.js";
+// The board: fans, free cells, foundations, as one composite widget (the WAI-ARIA grid
+// pattern, grid-nav.js: one Tab stop, arrow keys, Home/End, Enter or Space to pick and
+// play) and with the pointer: tap, double-tap, drag. Nothing moves until the server's
+// ack carries the new game (race.js sends the moves).
+import { cardGlyph, foundationTop, isRed, rankOf, suitOf } from "./cards.js";
+import { nextCell, remember, resolve } from "./grid-nav.js";
+import { isBot } from "./room-state.js";
+import { plural, T } from "./strings.js";
 
 const DOUBLE_TAP_MS = 400;
 const DRAG_PX = 8;
@@ -17,12 +22,8 @@ function el(tag, attrs = {}, ...kids) {
   for (const c of kids) if (c) e.append(c);
   return e;
 }
-export { el };
-/** "1 move", "2 moves" */
-export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-/** A computer racer: the view's `bot` when it has one, else the server's names (`bot-Ada`). */
-const isBot = (r) => (typeof r?.bot === "boolean" ? r.bot : /^bot-/.test(r?.name ?? ""));
-export const botTag = (r) => (isBot(r) ? el("span", { class: "tag", text: "bot" }) : null);
+export { el, plural };
+export const botTag = (r) => (isBot(r) ? el("span", { class: "tag", text: T.bot }) : null);
 
 /** The move text for a source ("3", "c2", or {merci: "5H"}) to a target ("f", "c", "7"). */
 export function moveText(src, target) {
@@ -45,101 +46,117 @@ export function targetsFrom(legal, src) {
   return out;
 }
 
-function cardButton(card, { label, playable, selected, key }) {
-  const b = el("button", {
-    type: "button", class: `card ${isRed(card) ? "red" : "black"}${selected ? " selected" : ""}`,
-    "aria-label": label ?? cardName(card), "data-card": card, "data-key": key,
-    tabindex: playable ? "0" : "-1", "aria-disabled": playable ? null : "true",
-    "aria-pressed": playable ? String(!!selected) : null,
-  });
+/** One cell of the grid: a card (its corner index shown, its name said) or an empty place. */
+function cell(card, label, { selected = false, text = "" } = {}) {
+  if (!card) return el("div", { role: "gridcell", class: "empty", "aria-label": label }, el("span", { "aria-hidden": "true", text }));
   const rank = cardGlyph(card).slice(0, -1);
-  b.append(el("span", { class: rank === "10" ? "rank ten" : "rank", text: rank }),
-    el("span", { class: "suit", "aria-hidden": "true", text: cardGlyph(card).slice(-1) }));
-  return b;
+  return el("div", { role: "gridcell", class: `card ${isRed(card) ? "red" : "black"}${selected ? " selected" : ""}`,
+    "aria-label": label, "aria-selected": selected ? "true" : null, "data-card": card },
+  el("span", { class: rank === "10" ? "rank ten" : "rank", text: rank }),
+  el("span", { class: "suit", "aria-hidden": "true", text: cardGlyph(card).slice(-1) }));
 }
 
 export class Board {
-  /** root: element; opts.onMove(text) sends a move; opts.readOnly for spectators. */
+  /** root: element; opts.onMove(text) sends a move, opts.onPick(card, targets) and
+   *  opts.onPutDown(card) are told of the picked card; opts.readOnly for spectators and
+   *  replays; opts.label names the grid. destroy() lets go of what it watches. */
   constructor(root, opts = {}) {
     this.root = root; this.opts = opts; this.game = null;
-    this.sel = null; this.merciMode = false; this.lastTap = null;
-    this.suppressClick = false;
+    this.sel = null; this.merciMode = false; this.lastTap = null; this.suppressClick = false;
+    this.rows = []; this.mem = null;
     root.classList.add("board");
+    root.setAttribute("role", "grid");
+    root.setAttribute("aria-label", opts.label ?? T.boardName);
+    if (opts.readOnly) root.setAttribute("aria-readonly", "true");
     root.addEventListener("click", (e) => this.onClick(e));
     root.addEventListener("pointerdown", (e) => this.onPointerDown(e));
-    window.addEventListener("resize", () => this.layoutFans());
+    root.addEventListener("keydown", (e) => this.onKey(e));
+    root.addEventListener("focusin", (e) => this.onFocus(e));
+    // the fans' overlap follows the board's width: watched on the board, not the window
+    this.resize = new ResizeObserver(() => this.layoutFans());
+    this.resize.observe(root);
   }
-  set(game) { this.game = game; this.render(); }
+  destroy() { this.resize.disconnect(); this.dragEnd?.(); }
+  /** Draw a game; its version and status are on the board (`data-version`, `data-status`). */
+  set(game) {
+    this.game = game;
+    this.root.dataset.version = game.version ?? "";
+    this.root.dataset.status = game.status ?? "";
+    this.render();
+  }
   get legal() { return this.game?.legal_moves ?? []; }
-  clearSelection() { if (this.sel !== null) { this.sel = null; this.render(); } }
+  clearSelection() {
+    if (this.sel === null) return;
+    const card = this.selectedCard(); this.sel = null; this.render(); this.opts.onPutDown?.(card);
+  }
   toggleMerci() { this.merciMode = !this.merciMode; this.sel = null; this.render(); }
+  selectedCard() { return this.root.querySelector(".card.selected")?.dataset.card ?? null; }
+  /** Focus the grid's cell (its one Tab stop). */
+  focus() { this.activeCell()?.focus({ preventScroll: true }); }
+  activeCell() { return this.root.querySelector('[role="gridcell"][tabindex="0"]'); }
 
   render() {
-    const focusKey = document.activeElement?.closest?.("[data-key]")?.dataset.key;
+    const hadFocus = this.root.contains(document.activeElement);
     const g = this.game;
     this.root.replaceChildren();
+    this.rows = [];
     if (!g) return;
     const pos = g.position;
     const targets = this.sel === null ? new Set() : targetsFrom(this.legal, this.sel);
     const live = !this.opts.readOnly && !g.final && this.legal.length > 0;
+    const aim = (label, yes) => (yes ? label + T.target : label);
+    // a row of the grid: its children (slots or cells) and the cells the keys move between
+    const row = (key, fan, attrs, kids, cells = kids) => {
+      this.rows.push({ key, fan, size: cells.length, cells });
+      return el("div", { role: "row", ...attrs }, ...kids);
+    };
+    const slot = (cls, place, key, c) => el("div", { class: `slot ${cls}`, "data-place": place, "data-key": key }, c);
     const top = el("div", { class: "top-row" });
     // foundations
-    const fnd = el("div", { class: "foundations", role: "group", "aria-label": "foundations" });
-    pos.foundations.forEach(([suit, rank], i) => {
+    const found = pos.foundations.map(([suit, rank]) => {
       const card = foundationTop([suit, rank]);
-      const slot = el("div", {
-        class: `slot foundation${targets.has("f") ? " target" : ""}`, "data-place": "f",
-        "data-key": `f${i}`,
-      });
-      const [name, glyph] = SUITS[suit];
-      slot.append(card ? cardButton(card, { label: `${name} foundation, ${cardName(card)} on top`, playable: live, key: `fc${i}` })
-        : el("button", { type: "button", class: "empty", "aria-label": `empty ${name} foundation`, tabindex: live ? "0" : "-1", text: glyph }));
-      fnd.append(slot);
+      return cell(card, aim(card ? T.foundationCard(card) : T.foundationEmpty(suit), targets.has("f")),
+        { text: cardGlyph(`A${suit}`).slice(-1) });
     });
-    top.append(fnd);
+    top.append(row("f", false, { class: "foundations", "aria-label": T.foundationsRow },
+      found.map((c, i) => slot(`foundation${targets.has("f") ? " target" : ""}`, "f", `f${i}`, c)), found));
     // free cells
     if (pos.cells && pos.cells.length) {
-      const cells = el("div", { class: "cells", role: "group", "aria-label": "free cells" });
-      pos.cells.forEach((card, i) => {
-        const src = `c${i + 1}`;
-        const slot = el("div", { class: `slot cell${!card && targets.has("c") ? " target" : ""}`, "data-place": card ? `cell:${i + 1}` : "c", "data-key": `cell${i}` });
-        if (card) {
-          const b = cardButton(card, { label: `${cardName(card)}, free cell ${i + 1}`, playable: live, selected: this.sel === src, key: `cc${i}` });
-          b.dataset.src = src; slot.append(b);
-        } else {
-          slot.append(el("button", { type: "button", class: "empty", "aria-label": `free cell ${i + 1}, empty`, tabindex: live ? "0" : "-1", text: "" }));
-        }
-        cells.append(slot);
+      const cells = pos.cells.map((card, i) => {
+        const c = card ? cell(card, T.cellCard(card, i + 1), { selected: this.sel === `c${i + 1}` })
+          : cell(null, aim(T.cellEmpty(i + 1), targets.has("c")));
+        if (card && live) c.dataset.src = `c${i + 1}`;
+        return c;
       });
-      top.append(cells);
+      top.append(row("c", false, { class: "cells", "aria-label": T.cellsRow }, cells.map((c, i) =>
+        slot(`cell${!pos.cells[i] && targets.has("c") ? " target" : ""}`, pos.cells[i] ? `cell:${i + 1}` : "c", `cell${i}`, c)), cells));
     }
-    this.root.append(top);
-    // fans
-    const fans = el("div", { class: "fans", role: "group", "aria-label": "fans" });
+    // fans: each a row, its cards from the bottom to the top card
+    const fans = el("div", { class: "fans" });
     pos.fans.forEach((fan, i) => {
       const n = String(i + 1);
-      const f = el("div", { class: `fan${targets.has(n) ? " target" : ""}${fan.length ? "" : " gone"}`, "data-place": `fan:${n}`, "data-key": `fan${n}` });
-      f.append(el("span", { class: "fan-no", "aria-hidden": "true", text: n }));
-      const row = el("div", { class: "fan-cards" });
-      fan.forEach((card, j) => {
+      const cards = fan.map((card, j) => {
         const isTop = j === fan.length - 1;
-        const merciSrc = this.merciMode && g.merci_available && !isTop;
+        const merciSrc = live && this.merciMode && g.merci_available && !isTop;
         const selected = isTop ? this.sel === n : (typeof this.sel === "object" && this.sel?.merci === card);
-        const b = cardButton(card, {
-          label: `${cardName(card)}, fan ${n}${isTop ? "" : ", covered"}`,
-          playable: live && (isTop || merciSrc), selected, key: `card${card}${j}`,
-        });
-        if (isTop) b.dataset.src = n;
-        else if (merciSrc) b.dataset.merci = card;
-        row.append(b);
+        const c = cell(card, aim(T.fanCard(card, n, isTop), isTop && targets.has(n)), { selected });
+        if (isTop && live) c.dataset.src = n;
+        else if (merciSrc) c.dataset.merci = card;
+        return c;
       });
-      if (!fan.length) row.append(el("button", { type: "button", class: "empty", "aria-label": `fan ${n}, empty`, tabindex: live ? "0" : "-1" }));
-      f.append(row);
-      fans.append(f);
+      if (!fan.length) cards.push(cell(null, aim(T.fanEmpty(n), targets.has(n))));
+      fans.append(el("div", { class: `fan${targets.has(n) ? " target" : ""}${fan.length ? "" : " gone"}`, "data-place": `fan:${n}`, "data-key": `fan${n}` },
+        el("span", { class: "fan-no", "aria-hidden": "true", text: n }),
+        row(`fan:${n}`, true, { class: "fan-cards", "aria-label": T.fanRow(n) }, cards)));
     });
-    this.root.append(fans);
+    // the grid's one Tab stop (roving), set before the board goes in the page
+    const at = resolve(this.rows, this.mem);
+    this.rows.forEach((r, ri) => r.cells.forEach((c, ci) => {
+      c.dataset.row = ri; c.dataset.col = ci; c.tabIndex = at && ri === at.row && ci === at.col ? 0 : -1;
+    }));
+    this.root.append(top, fans);
     this.layoutFans();
-    if (focusKey) this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus({ preventScroll: true });
+    if (hadFocus) this.focus();
   }
 
   /** Overlap each fan's cards so the fan fits its box (the top card shows whole) and,
@@ -158,8 +175,36 @@ export class Board {
     for (const [row, w, step] of rows.filter(Boolean)) row.style.setProperty("--step", `${Math.floor(step - w)}px`);
   }
 
+  /** After a card is played to the foundations, the focus goes to the one it lands on. */
+  focusFoundationOf(card) {
+    if (!card) return;
+    const i = this.game.position.foundations.findIndex(([suit, rank]) => suit === suitOf(card) && rank === rankOf(card) - 1);
+    if (i >= 0 && this.mem?.key === "f") this.mem = { key: "f", col: i };
+  }
+
+  onFocus(e) {
+    if (e.target === this.root) { this.focus(); return; } // the skip link's target
+    const c = e.target.closest?.('[role="gridcell"]');
+    if (!c || !this.root.contains(c)) return;
+    const at = { row: Number(c.dataset.row), col: Number(c.dataset.col) };
+    this.mem = remember(this.rows, at);
+    for (const other of this.root.querySelectorAll('[role="gridcell"][tabindex="0"]')) if (other !== c) other.tabIndex = -1;
+    if (c.tabIndex !== 0) c.tabIndex = 0;
+  }
+
+  onKey(e) {
+    const c = e.target.closest?.('[role="gridcell"]');
+    if (!c || e.altKey || e.metaKey) return;
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); this.activate(c, false); return; }
+    if (e.key === "Escape") { if (this.sel !== null) { e.preventDefault(); this.clearSelection(); } return; }
+    const to = nextCell(this.rows, { row: Number(c.dataset.row), col: Number(c.dataset.col) }, e.key, e.ctrlKey);
+    if (!to) return;
+    e.preventDefault();
+    this.rows[to.row].cells[to.col].focus();
+  }
+
   srcOf(target) {
-    const b = target.closest("button.card");
+    const b = target.closest?.(".card");
     if (!b || !this.root.contains(b)) return null;
     if (b.dataset.src) return b.dataset.src;
     if (b.dataset.merci) return { merci: b.dataset.merci };
@@ -178,54 +223,70 @@ export class Board {
   }
 
   onClick(e) {
-    if (this.opts.readOnly || !this.game || this.game.final) return;
     if (this.suppressClick) { this.suppressClick = false; return; }
-    const src = this.srcOf(e.target);
-    const place = this.placeOf(e.target);
+    this.activate(e.target, true);
+  }
+
+  /** A tap, a click, or Enter or Space on a cell: pick a card, put it down, play it. */
+  activate(target, pointer) {
+    if (this.opts.readOnly || !this.game || this.game.final) return;
+    const src = this.srcOf(target);
+    const place = this.placeOf(target);
     const now = performance.now();
     // double tap on a top card: to its foundation
-    if (src !== null && typeof src !== "object" && this.lastTap && this.lastTap.src === src && now - this.lastTap.t < DOUBLE_TAP_MS) {
+    if (pointer && src !== null && typeof src !== "object" && this.lastTap && this.lastTap.src === src && now - this.lastTap.t < DOUBLE_TAP_MS) {
       this.lastTap = null; this.sel = null; this.render();
       this.opts.onMove?.(moveText(src, "f"));
       return;
     }
-    this.lastTap = src !== null ? { src, t: now } : null;
+    this.lastTap = pointer && src !== null ? { src, t: now } : null;
     if (this.sel !== null) {
       if (src !== null && this.same(src, this.sel)) { this.clearSelection(); return; }
       const targets = targetsFrom(this.legal, this.sel);
       if (place !== null && (targets.has(place) || src === null)) {
-        const from = this.sel; this.sel = null; this.render();
+        const from = this.sel;
+        if (place === "f") this.focusFoundationOf(this.selectedCard());
+        this.sel = null; this.render();
         this.opts.onMove?.(moveText(from, place)); // the server says why when it is illegal
         return;
       }
     }
-    if (src !== null) { this.sel = src; this.render(); }
+    if (src !== null) {
+      this.sel = src; this.render();
+      this.opts.onPick?.(this.selectedCard(), targetsFrom(this.legal, src));
+    }
   }
 
   onPointerDown(e) {
     if (this.opts.readOnly || !this.game || this.game.final || e.button > 0) return;
     const src = this.srcOf(e.target);
     if (src === null) return;
-    const card = e.target.closest("button.card");
+    const card = e.target.closest(".card");
     const start = { x: e.clientX, y: e.clientY };
     let ghost = null;
     const move = (ev) => {
       if (!ghost && Math.hypot(ev.clientX - start.x, ev.clientY - start.y) < DRAG_PX) return;
       if (!ghost) {
         this.sel = src; this.render();
-        ghost = card.cloneNode(true); ghost.classList.add("ghost"); ghost.removeAttribute("data-key");
+        ghost = card.cloneNode(true); ghost.classList.add("ghost");
+        ghost.removeAttribute("role"); ghost.removeAttribute("aria-label");
         ghost.setAttribute("aria-hidden", "true");
         document.body.append(ghost);
       }
       ghost.style.transform = `translate(${ev.clientX - 20}px, ${ev.clientY - 28}px)`;
       ev.preventDefault();
     };
-    const up = (ev) => {
+    const end = () => {
       window.removeEventListener("pointermove", move);
       window.removeEventListener("pointerup", up);
       window.removeEventListener("pointercancel", up);
-      if (!ghost) return;
-      ghost.remove();
+      ghost?.remove();
+      this.dragEnd = null;
+    };
+    const up = (ev) => {
+      const dragged = ghost !== null;
+      end();
+      if (!dragged) return;
       this.suppressClick = true;
       setTimeout(() => { this.suppressClick = false; }, 0);
       const under = document.elementFromPoint(ev.clientX, ev.clientY);
@@ -233,6 +294,8 @@ export class Board {
       this.sel = null; this.render();
       if (place !== null && place !== src) this.opts.onMove?.(moveText(src, place));
     };
+    this.dragEnd?.();
+    this.dragEnd = end;
     window.addEventListener("pointermove", move, { passive: false });
     window.addEventListener("pointerup", up);
     window.addEventListener("pointercancel", up);

@@ -1,9 +1,8 @@
-// Cards in the server's notation ("7C", "TH", "AS"): names, glyphs, colours.
+// Cards in the server's notation ("7C", "TH", "AS"): ranks, suits, glyphs, colours (their
+// names, words, are strings.js's).
 const RANKS = { A: 1, T: 10, J: 11, Q: 12, K: 13 };
-const RANK_NAMES = ["", "ace", "two", "three", "four", "five", "six", "seven", "eight",
-  "nine", "ten", "jack", "queen", "king"];
 const RANK_SHORT = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-export const SUITS = { C: ["clubs", "♣"], D: ["diamonds", "♦"], H: ["hearts", "♥"], S: ["spades", "♠"] };
+const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 
 export function rankOf(card) {
   const r = card.slice(0, -1).toUpperCase();
@@ -11,10 +10,8 @@ export function rankOf(card) {
 }
 export function suitOf(card) { return card.slice(-1).toUpperCase(); }
 export function isRed(card) { const s = suitOf(card); return s === "D" || s === "H"; }
-/** "seven of clubs" */
-export function cardName(card) { return `${RANK_NAMES[rankOf(card)]} of ${SUITS[suitOf(card)][0]}`; }
 /** "7♣" */
-export function cardGlyph(card) { return RANK_SHORT[rankOf(card)] + SUITS[suitOf(card)][1]; }
+export function cardGlyph(card) { return RANK_SHORT[rankOf(card)] + SUITS[suitOf(card)]; }
 /** A foundation entry ["C", 3] as a card ("3C"), or null when empty. */
 export function foundationTop([suit, rank]) {
   if (!rank) return null;

@@ -9,5 +9,3 @@ export function banner(text) {
   b.textContent = text || "";
   b.hidden = !text;
 }
-/** The page-side hooks the tests and `python -m bench web` read (no secrets in them). */
-export const hooks = (window.__lucie ??= { events: [], timings: [], errors: [], state: null });

@@ -1,7 +1,7 @@
 // The leaderboards page and the rules page (how-to-play.md, then docs/rules.md, players' sections first).
 import { call } from "./api.js";
 import { el } from "./board.js";
-import { fmtClock } from "./race.js";
+import { fmtClock } from "./room-state.js";
 import { VARIANTS } from "./variants.js";
 
 const BOARDS = [["daily", "Today's daily deal"], ["all-time", "All time"], ["rating", "Player ratings"]];

@@ -2,15 +2,16 @@
 // a series' table and its next race (the racer is in it: it goes on 2 s before the start).
 import { call, store } from "./api.js";
 import { el } from "./board.js";
+import { T } from "./strings.js";
 
 const td = (t) => el("td", { text: String(t) });
 function seriesTable(v, me) {
-  const head = ["#", "Racer", "Cards", "Time", ...v.table[0]?.races.map((_, k) => `R${k + 1}`) ?? []];
+  const head = [...T.seriesHead, ...v.table[0]?.races.map((_, k) => T.seriesRace(k + 1)) ?? []];
   return el("table", { class: "standings", id: "series-table" },
-    el("caption", { text: `Series: ${v.played} of ${v.races} races${v.final ? " (final)" : ""}` }),
+    el("caption", { text: T.seriesCaption(v) }),
     el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", {}, ...v.table.map((r) => el("tr", { class: r.racer === me ? "me" : "" },
-      td(r.rank), td(r.name + (r.left ? " (left)" : "")), td(r.foundation_cards), td(`${Math.round(r.time_ms / 1000)} s`),
+      td(r.rank), td(r.left ? T.seriesLeft(r.name) : r.name), td(r.foundation_cards), td(T.seconds(Math.round(r.time_ms / 1000))),
       ...r.races.map((x) => td(x && x.status !== "absent" ? x.foundation_cards : "–"))))));
 }
 
@@ -19,7 +20,7 @@ export function mountRematch(box, { code, room, me, token, watch, say, go }) {
   const racer = Boolean(me && token && !watch);
   const s = room.series;
   const goesOn = s && s.race < s.races;
-  const button = el("button", { type: "button", id: "rematch-button", class: "primary", text: "Rematch" });
+  const button = el("button", { type: "button", id: "rematch-button", class: "primary", text: T.rematch });
   const link = el("a", { id: "rematch-link", "data-link": true, hidden: true });
   const note = el("span", { class: "muted", id: "rematch-note" });
   const bar = el("p", { class: "rematch", id: "rematch" }, ...(racer && !goesOn ? [button, " "] : []), link, " ", note);
@@ -41,18 +42,18 @@ export function mountRematch(box, { code, room, me, token, watch, say, go }) {
   async function linked(next, series) {
     if (!next) return;
     link.href = racer ? `/r/${next.code}` : `/r/${next.code}/watch`;
-    link.textContent = racer ? `Next room ${next.code}` : `Watch the next room, ${next.code}`;
+    link.textContent = racer ? T.nextRoom(next.code) : T.watchNext(next.code);
     link.hidden = false;
     note.textContent = "";
     if (!racer) return;
-    if (!series) { button.textContent = "Join the rematch"; return; }
+    if (!series) { button.textContent = T.joinRematch; return; }
     const nr = await call("GET", `/rooms/${next.code}`).catch(() => null);
     if (!nr || !nr.racers.some((r) => r.id === me)) return;
     store.setRacer(next.code, { ...store.racer(code), racer: me, token }); // same token
     if (store.host(code)) store.setHost(next.code, store.host(code));
     const ms = nr.starts_in_ms ?? 0;
-    link.textContent = `Go on to race ${series.race} of ${series.races}`;
-    note.textContent = `It starts in ${Math.round(ms / 1000)} s.`;
+    link.textContent = T.goOn(series.race, series.races);
+    note.textContent = T.startsIn(Math.round(ms / 1000));
     clearTimeout(timer);
     timer = setTimeout(() => link.isConnected && go(`/r/${next.code}`), Math.max(0, ms - 2000));
     showSeries();
