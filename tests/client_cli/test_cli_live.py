@@ -24,6 +24,7 @@ from client_cli.bot import run_bot
 from client_cli.cli import build_parser, main
 from client_cli.play_cmd import join_room
 from client_cli.play_report import wait_for_race_over
+from server.solver.levels import RATINGS
 
 from .helpers import play_moves, until
 
@@ -79,7 +80,8 @@ def test_rooms_results_replay_and_bots(lucie_server: str,
     rc, out, _ = _lucie(capsys, lucie_server, "results", asyncio.run(waiting_room_with_bots()))
     statuses = {line.split("│")[2].strip(): line.split("│")[6].strip()
                 for line in out.splitlines() if line.count("│") >= 7}
-    assert rc == 0 and statuses == {"bot-Ada": "ready", "ann": "waiting"}  # as the board says
+    bot = f"bot-Ada · club ≈ {RATINGS['club']:.1f}"  # its level beside it (issue 38)
+    assert rc == 0 and statuses == {bot: "ready", "ann": "waiting"}  # as the board says
 
     code, game = asyncio.run(_race_with_bots(lucie_server))
     first = play_moves(game)[0]

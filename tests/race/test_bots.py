@@ -11,9 +11,9 @@ import pytest
 from server.errors import RequestInvalid, ServerFull
 from server.race import RaceAuthority, RoomOptions
 from server.race.options import BotsOfLevel
-from server.solver.levels import RATINGS
 from server.race.timers import RaceConfig
 from server.race.views import RacerView
+from server.solver.levels import RATINGS
 from server.store.memory import MemoryStore
 
 FINAL_BY_PLAY = {"won", "stuck"}

@@ -41,10 +41,10 @@ from server.race.outcome import (
     SeatBots,
 )
 from server.race.quick_state import FILL_GRACE_MS
-from server.solver.levels import levels_mix
 from server.race.state import RacerRecord, RoomRecord, SeriesState
 from server.race.timers import race_ttl_ms
 from server.rules.commitment import deal_commitment
+from server.solver.levels import levels_mix
 
 from .decide_tables import (
     ADA,
