@@ -90,10 +90,10 @@ UPS_FIRST: Final = 0.7
 FOLLOW_UP: Final = 0.25
 """Median of a foundation move right after a foundation move, in units."""
 
-RATINGS: Final[dict[Level, float]] = {"novice": 17.6, "club": 24.5, "expert": 31.2}
+RATINGS: Final[dict[Level, float]] = {"novice": 7.6, "club": 16.4, "expert": 30.4}
 """Each level's rating (openskill Plackett–Luce, mu − 3 sigma), calibrated by
 ``python -m bench bots`` (docs/protocol.md, "Computer racers", has the table)."""
-HINT_RATING: Final = 31.3
+HINT_RATING: Final = 27.5
 """The rating of ``hint``'s line in the same calibration (a reference)."""
 
 
