@@ -46,7 +46,7 @@ def is_final(racer: RacerView) -> bool:
 
 def racer_label(name: str, bot_level: str | None = None, bot_rating: float | None = None) -> str:
     """A racer's name as every screen shows it: a computer racer's level and its
-    rating beside it (``bot-Ada · club ≈ 16.4``; docs/protocol.md, "Computer racers")."""
+    rating beside it (``bot-Ada · club ≈ 17.8``; docs/protocol.md, "Computer racers")."""
     if bot_level is None:
         return name
     return f"{name} · {bot_level}" + ("" if bot_rating is None else f" ≈ {bot_rating:.1f}")

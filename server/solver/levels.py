@@ -33,9 +33,10 @@ club level's median pause before an ordinary move; ``LUCIE_BOT_THINK_MS``,
 1,600 ms by default): median :attr:`Think.median` × unit with spread
 :attr:`Think.sigma` (the log's standard deviation); a foundation move right
 after a foundation move is quick (median :data:`FOLLOW_UP` × unit, σ 0.35);
-the first move after a redeal adds the time to read the new layout (log-normal,
-median :attr:`Think.reading` × unit, σ 0.4). Every pause is kept within 0.1 …
-12 × unit. The levels' figures are in docs/protocol.md ("Computer racers").
+the first move of a layout — the deal's, and after each redeal — adds the time
+to read it (log-normal, median :attr:`Think.reading` × unit, σ 0.4). Every
+pause is kept within 0.1 … 12 × unit. The levels' figures are in
+docs/protocol.md ("Computer racers").
 
 **Ratings** (:data:`RATINGS`): each level's openskill rating (Plackett–Luce,
 mu − 3 sigma as players' ``rating``), calibrated by ``python -m bench bots``,
@@ -90,10 +91,10 @@ UPS_FIRST: Final = 0.7
 FOLLOW_UP: Final = 0.25
 """Median of a foundation move right after a foundation move, in units."""
 
-RATINGS: Final[dict[Level, float]] = {"novice": 7.6, "club": 16.4, "expert": 30.4}
+RATINGS: Final[dict[Level, float]] = {"novice": 6.8, "club": 17.8, "expert": 28.5}
 """Each level's rating (openskill Plackett–Luce, mu − 3 sigma), calibrated by
 ``python -m bench bots`` (docs/protocol.md, "Computer racers", has the table)."""
-HINT_RATING: Final = 27.5
+HINT_RATING: Final = 27.3
 """The rating of ``hint``'s line in the same calibration (a reference)."""
 
 
@@ -301,12 +302,13 @@ class BotMind:
             self.seen.clear()
 
     def pause_ms(self, move: Move, unit_ms: float) -> int:
-        """The think time before ``move`` (:func:`think_ms`), ms; then ``move`` is
-        this bot's last."""
+        """The think time before ``move`` (:func:`think_ms`), ms — with the reading
+        time when it is the first move of a layout (the game's first, or after a
+        redeal); then ``move`` is this bot's last."""
         up = move.kind == "play" and move.target == FOUNDATION
         last_up = self.last is not None and self.last.kind == "play" \
             and self.last.target == FOUNDATION
-        after_redeal = self.last is not None and self.last.kind == "redeal"
+        after_redeal = self.last is None or self.last.kind == "redeal"  # a layout to read
         self.last = move
         return think_ms(self.level, self.rng, unit_ms, after_redeal=after_redeal,
                         follow_up=up and last_up)

@@ -51,7 +51,7 @@ def test_minimal_document_and_racer_view_result_import() -> None:
     rec = import_replay(doc)
     assert rec.name == "ada" and len(rec.moves) == 5
     # a computer racer's replay, as the server answers it (issue 38: it was refused)
-    doc["result"] |= {"bot": True, "bot_level": "club", "bot_rating": 16.4}
+    doc["result"] |= {"bot": True, "bot_level": "club", "bot_rating": 17.8}
     assert import_replay(doc).name == "ada"
 
 

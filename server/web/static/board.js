@@ -22,7 +22,7 @@ export { el };
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 /** A computer racer: the view's `bot` when it has one, else the server's names (`bot-Ada`). */
 const isBot = (r) => (typeof r?.bot === "boolean" ? r.bot : /^bot-/.test(r?.name ?? ""));
-/** A computer racer's tag, its level and rating beside it ("bot · club ≈ 16.4"). */
+/** A computer racer's tag, its level and rating beside it ("bot · club ≈ 17.8"). */
 export const botTag = (r) => (isBot(r) ? el("span", { class: "bot-label" }, el("span", { class: "tag", text: "bot" }),
   r.bot_level ? el("span", { class: "level", text: ` · ${r.bot_level}${typeof r.bot_rating === "number" ? ` ≈ ${r.bot_rating.toFixed(1)}` : ""}` }) : null) : null);
 
