@@ -42,7 +42,7 @@ export function mountHome(main) {
   const capacity = el("input", { id: "capacity", type: "number", min: "1", max: "64", value: "8" });
   const bots = el("input", { id: "bots", type: "number", min: "0", max: "7", value: "0" });
   // their level (docs/protocol.md, "Computer racers"): a mix is the server's choice for a count
-  const botLevel = select("bot-level", [["mix", "A mix (novice, club, expert)"], ["novice", "Novice"], ["club", "Club"], ["expert", "Expert"]]);
+  const botLevel = select("bot-level", [["mix", "A mix"], ["novice", "Novice"], ["club", "Club"], ["expert", "Expert"]]);
   const vis = select("visibility", [["public", "Public (listed)"], ["private", "Private (link only)"]]);
   const races = select("series", [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [n, n === 1 ? "One race" : `A series of ${n}`]));
   const hints = el("input", { id: "hints", type: "checkbox" });
@@ -54,7 +54,7 @@ export function mountHome(main) {
       field("Variant", variant), el("div", { class: "field" }, el("label", { for: "deal-kind", text: "Deal" }), dealKind, dealNo),
       field("Time limit", limit), field("Seats", capacity),
       field("Computer racers", bots, "run by the server: they race on if you leave"),
-      field("Their level", botLevel, "novice < club < expert; each shows its rating"), field("Room", vis),
+      field("Their level", botLevel, "a mix: 3 is one of each; novice < club < expert"), field("Room", vis),
       field("Races", races, "a series: the next race starts by itself")),
     el("div", { class: "checks" },
       el("label", {}, hints, " hints"), el("label", {}, winnable, " winnable deals only")),
