@@ -72,6 +72,11 @@ def test_rooms_results_replay_and_bots(lucie_server: str,
         async with LucieClient(lucie_server) as client:
             made = await client.create_room(deal=4, visibility="private", bots=1)
             await client.join(made.room.id, "ann")
+            for _ in range(250):  # the server's bot says it is ready once ann is in
+                if all(r.ready for r in (await client.get_room(made.room.id)).racers
+                       if r.bot):  # (the results were read before it did, under load)
+                    break
+                await asyncio.sleep(0.02)
             return made.room.code
 
     waiting = asyncio.run(waiting_room())
