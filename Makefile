@@ -28,12 +28,14 @@ $(NODE_STAMP): package.json package-lock.json
 	@scripts/ensure-node.sh
 	@touch $@
 
-# The main job: a race against three bots on a random real deal. Starts the
+# The main job: a race against three bots on a random real deal, one of each
+# level (novice, club, expert: --bots 3 is a mix; docs/protocol.md). Starts the
 # embedded server (stopped on exit) when none answers at $$LUCIE_SERVER or :8000.
 # When the terminal closes, make (the session leader in a tmux pane or an
 # `xterm -e make run`) gets the SIGHUP and waits for lucie without passing it
 # on: lucie sees its tty hang up by itself, resigns and exits, then make does.
-# three computer racers unless ARGS names --bots (make run ARGS="--bots 1")
+# three computer racers unless ARGS names --bots (make run ARGS="--bots 1";
+# ARGS="--bots 3 --level expert": three of one level)
 run: $(STAMP)
 	$(VENV)/bin/lucie play $(if $(findstring --bots,$(ARGS)),,--bots 3) $(ARGS)
 

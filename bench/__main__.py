@@ -1,6 +1,6 @@
-"""``python -m bench [--quick] [--moves-only] [NAME ...]``: run the benchmark
-modules of ``bench/`` (``--moves-only``: ``archive``'s moves-while-archiving
-phase alone)."""
+"""``python -m bench [--quick] [--moves-only] [--deals N] [NAME ...]``: run the
+benchmark modules of ``bench/`` (``--moves-only``: ``archive``'s
+moves-while-archiving phase alone; ``--deals N``: ``bots`` on N deals)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benchmark modules to run (default all: {', '.join(available())})")
     parser.add_argument("--quick", action="store_true", help="short runs (smoke check)")
+    parser.add_argument("--deals", type=int, default=None, metavar="N",
+                        help="bots: this many deals (default 200; --quick: 20)")
     parser.add_argument("--moves-only", action="store_true",
                         help="archive: only the moves-while-archiving phase (no queries, "
                              "no write throughput)")
@@ -58,8 +60,11 @@ def main(argv: list[str] | None = None) -> int:
                     failed += 1
                 continue
             started = time.perf_counter()
-            if args.moves_only and "moves_only" in inspect.signature(run).parameters:
+            params = inspect.signature(run).parameters
+            if args.moves_only and "moves_only" in params:
                 lines = run(args.quick, moves_only=True)  # type: ignore[call-arg]
+            elif args.deals is not None and "deals" in params:
+                lines = run(args.quick, deals=args.deals)  # type: ignore[call-arg]
             else:
                 lines = run(args.quick)
         except Exception:  # one broken benchmark must not hide the others

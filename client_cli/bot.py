@@ -1,8 +1,10 @@
-"""Computer racers: join a room, wait for the start, play with :mod:`server.solver.strategy`.
+"""Computer racers: join a room, wait for the start, play a level of :mod:`server.solver.levels`.
 
 A bot is an ordinary client of the API (it uses :mod:`client_cli.api` only);
-the server validates every move. ``think_s`` is the pause between moves in
-seconds, so humans can race bots at a fair pace. In a series of races
+the server validates every move. It plays its ``level`` (``novice``, ``club``,
+``expert``) with a seed of its own (drawn at random unless given), and thinks
+before each move as its level does, in units of ``think_s`` seconds (a club
+bot's median pause), so humans can race bots at a fair pace. In a series of races
 (docs/protocol.md, "Series") a bot races every race it is seated in: it
 follows the finished room's ``rematch`` link to the next one.
 """
@@ -11,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from server.rules import Position
-from server.solver.strategy import BOT_NAMES, Style, bot_name, choose_move
+from server.solver.levels import BotMind, Level, level_move, level_of, levels_mix
+from server.solver.strategy import BOT_NAMES, bot_name
 
 from .api import (
     ApiError,
@@ -30,7 +33,8 @@ from .api import (
     refused_game,
 )
 
-__all__ = ["BOT_NAMES", "BotResult", "bot_name", "next_series_room", "run_bot"]
+__all__ = ["BOT_NAMES", "BotResult", "bot_levels_of", "bot_name", "bots_option",
+           "next_series_room", "run_bot"]
 
 RACING = frozenset({"racing"})
 OVER = frozenset({"over", "closed"})
@@ -52,21 +56,23 @@ async def _concede(client: LucieClient, room: str, racer: str, token: str) -> No
 
 
 async def _play(client: LucieClient, conn: RoomConnection, room: str, racer: str, token: str,
-                think_s: float, rng: random.Random, style: Style) -> GameView:
+                think_s: float, mind: BotMind) -> GameView:
     info = await client.get_room(room)
     rules = info.rules.rule_set()
     game = await client.game(room, racer, token)
-    seen: set[Position] = set()
+    mind.new_game()
+    loop = asyncio.get_running_loop()
     while game.status == "playing":
         pos = game.position.position()
-        move = choose_move(rules, pos, seen, style)
+        began = loop.time()
+        # an expert searches with the solver: off the event loop (the board's)
+        move = await asyncio.to_thread(level_move, *mind.ask(rules, pos))
         if move is None:
             await _concede(client, room, racer, token)
             return game
-        seen.add(pos)
-        if move.kind == "redeal":
-            seen.clear()
-        await asyncio.sleep(think_s * (0.6 + 0.8 * rng.random()))
+        mind.played(pos, move)
+        pause = mind.pause_ms(move, think_s * 1000) / 1000 - (loop.time() - began)
+        await asyncio.sleep(max(0.0, pause))
         try:
             ack = await conn.move(str(move), game.version)
             game = ack.game
@@ -76,7 +82,7 @@ async def _play(client: LucieClient, conn: RoomConnection, room: str, racer: str
             if exc.code == "racer/finished":
                 return game
     if game.status == "stuck":
-        await _concede(client, room, racer, token)  # stuck with undo allowed: it concedes
+        await _concede(client, room, racer, token)  # undo allowed: it concedes, stuck
     return game
 
 
@@ -87,11 +93,14 @@ async def _step_out(client: LucieClient, room: str, racer: str, token: str) -> N
         await client.leave(room, racer, token)
 
 
-async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8,
-                  seed: int | None = None,
+async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 1.6,
+                  level: Level = "club", seed: int | None = None,
                   on_joined: Callable[[str], None] | None = None) -> BotResult:
     """Join ``room`` as ``name``, race until the bot's result is final, return it.
 
+    ``think_s``: the think-time unit (a club bot's median pause, seconds);
+    ``level``: how it plays; ``seed``: its choices and pauses (``None``: drawn
+    at random, so two bots of one level play different games).
     ``on_joined(name)`` is called once the server accepted the join.
 
     Cancelled from outside, the bot resigns (or leaves a room that has not
@@ -106,13 +115,12 @@ async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8
         racer, token = joined.racer.id, joined.token
         if on_joined is not None:
             on_joined(name)
-        rng = random.Random(seed)
+        mind = BotMind(level, secrets.randbits(63) if seed is None else seed)
         try:
-            result = await _race(client, room, racer, token, think_s, rng, Style.for_name(name))
+            result = await _race(client, room, racer, token, think_s, mind)
             while (nxt := await next_series_room(client, room, racer)) is not None:
                 room = nxt
-                result = await _race(client, room, racer, token, think_s, rng,
-                                     Style.for_name(name))
+                result = await _race(client, room, racer, token, think_s, mind)
             return result
         except asyncio.CancelledError:
             # stopped from outside (its owner quit): concede so the race can end,
@@ -123,7 +131,7 @@ async def run_bot(url: str | None, room: str, name: str, *, think_s: float = 0.8
 
 
 async def _race(client: LucieClient, room: str, racer: str, token: str, think_s: float,
-                rng: random.Random, style: Style) -> BotResult:
+                mind: BotMind) -> BotResult:
     started = asyncio.Event()
     over = asyncio.Event()
     async with RoomConnection(client.url, room, token) as conn:
@@ -151,7 +159,7 @@ async def _race(client: LucieClient, room: str, racer: str, token: str, think_s:
             await started.wait()
             game = None
             if not over.is_set():
-                game = await _play(client, conn, room, racer, token, think_s, rng, style)
+                game = await _play(client, conn, room, racer, token, think_s, mind)
             if game is None:
                 game = await client.game(room, racer, token)
             info = await client.get_room(room)
@@ -185,9 +193,22 @@ async def next_series_room(client: LucieClient, room: str, racer: str, *,
 
 
 async def _final_status(client: LucieClient, room: str, racer: str, fallback: str) -> str:
-    """The racer's status as the server records it (``resigned`` after a concession)."""
+    """The racer's status as the server records it (after a concession: ``stuck``
+    with no move left, else ``resigned``)."""
     try:
         info = await client.get_room(room)
     except ApiError:
         return fallback
     return next((r.status for r in info.racers if r.id == racer), fallback)
+
+
+def bots_option(count: int, level: str) -> int | dict[str, Any]:
+    """The room option ``bots`` for ``lucie play --bots count --level level``
+    (``mix``: the count, which the server mixes; else ``{"level", "count"}``)."""
+    return count if level == "mix" or not count else {"level": level, "count": count}
+
+
+def bot_levels_of(count: int, level: str) -> tuple[Level, ...]:
+    """The levels of ``count`` bots a client runs for ``--level level`` (``mix``:
+    :func:`~server.solver.levels.levels_mix`)."""
+    return levels_mix(count) if level == "mix" else (level_of(level),) * count

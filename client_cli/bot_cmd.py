@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from server.solver.levels import LEVELS
+
 from .api import LucieClient
 from .board.model import status_text
 from .bot import BotResult, bot_name, run_bot
@@ -50,8 +52,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{name} joined room {args.code}", flush=True)
 
         results: list[BotResult] = list(await asyncio.gather(
-            *(run_bot(url, args.code, n, think_s=args.think, seed=i, on_joined=joined)
-              for i, n in enumerate(names))))
+            *(run_bot(url, args.code, n, think_s=args.think, level=args.level,
+                      on_joined=joined) for n in names)))
         print_table("Bots", ["name", "status", "cards", "moves"],
                     [(n, status_text(r.status), str(r.foundation_cards), str(r.moves))
                      for n, r in zip(names, results, strict=True)])
@@ -64,14 +66,21 @@ def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser(
         "bot", help="add computer racers to a room",
         description="Join a waiting room with computer racers. They say they are ready, wait "
-        "for the start, then play legal moves (foundation moves first, useful builds, redeal "
-        "when nothing helps) until their result is final.",
-        epilog="examples:\n  lucie bot ABCD\n  lucie bot ABCD --count 3 --think 0.5",
+        "for the start, then play legal moves at their level (novice: misses builds, redeals "
+        "early; club: foundation moves first, useful builds, redeal when nothing helps; "
+        "expert: plans each layout with the solver) until their result is final. Each draws "
+        "its own seed: bots of one level play different games.",
+        epilog="examples:\n  lucie bot ABCD\n  lucie bot ABCD --count 3 --level expert "
+        "--think 0.5",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("code", help="room code (or id)")
     p.add_argument("--count", type=positive_int, default=1, help="how many bots (default 1)")
     p.add_argument("--name", default=None, help="bot name (prefix when several)")
-    p.add_argument("--think", type=non_negative_float, default=1.0, metavar="S",
-                   help="mean pause between moves, seconds (default 1.0)")
+    p.add_argument("--level", choices=LEVELS, default="club",
+                   help="how they play (default club)")
+    p.add_argument("--think", type=non_negative_float, default=1.6, metavar="S",
+                   help="think-time unit: a club bot's median pause before a move, seconds "
+                   "(default 1.6; novices think longer, experts shorter, all longer after a "
+                   "redeal)")
     add_server_arg(p)
     p.set_defaults(func=_run)

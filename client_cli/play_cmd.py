@@ -10,9 +10,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from server.rules import DEFAULT_VARIANT, VARIANTS
+from server.solver.levels import LEVELS, Level, level_of
 
 from .api import ApiError, JoinedRoom, LucieClient, StandingsView
-from .bot import run_bot
+from .bot import bot_levels_of, bots_option, run_bot
 from .bot_cmd import free_bot_names
 from .common import (
     Subparsers,
@@ -99,17 +100,19 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
     for the racers but the room's bots (Ctrl-C stops it sooner). The
     standings are printed at the end of any race.
 
-    ``--bots N`` of a room this creates are the server's (room option ``bots``):
-    they race on when this racer quits, and race every race of a series. In a
-    room this joins (``--code``) or a rematch room, this process runs bots of
-    those names (:func:`client_cli.bot.run_bot`): they stop with it.
+    ``--bots N`` of a room this creates are the server's (room option ``bots``:
+    ``--level`` says which, a mix by default): they race on when this racer
+    quits, and race every race of a series. In a room this joins (``--code``)
+    or a rematch room, this process runs bots of those names and levels
+    (:func:`client_cli.bot.run_bot`): they stop with it.
     """
     from .board.app import RaceApp  # Textual loads only for the board
     from .board.state import Seat
 
     bots: list[asyncio.Task[object]] = []  # this process's bots
     own_bots: frozenset[str] = frozenset()
-    think = 1.0 if getattr(args, "bot_think", None) is None else args.bot_think  # ours
+    levels: dict[str, Level] = {}  # their levels, by name
+    think = 1.6 if getattr(args, "bot_think", None) is None else args.bot_think  # ours
     async with LucieClient(url) as client:
         host_token = None
         code: str | None = getattr(args, "code", None)
@@ -128,9 +131,11 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
                         time_limit_s=args.time_limit, countdown_s=args.countdown,
                         visibility="private" if args.private else "public",
                         redeals=args.redeals, merci=args.merci, undo=args.undo,
-                        series=args.series, series_break_s=args.series_break, bots=args.bots)
+                        series=args.series, series_break_s=args.series_break,
+                        bots=bots_option(args.bots, args.level))
                     code, host_token = created.room.code, created.host_token
                     own_bots = frozenset(r.name for r in created.room.racers)  # the server's
+                    levels = {r.name: level_of(r.bot_level or "club") for r in created.room.racers}
                     print(f"Room {code} (deal {created.room.deal_number}). A second player "
                           f"joins with:  {lucie_command_for(url, 'join', code)}  "
                           f"Browser: {room_link(url, code)}", flush=True)
@@ -140,8 +145,10 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
             room = await client.get_room(code, joined.token)  # a challenge attempt: needs it
             seat = Seat(url, room.id, joined.racer.id, joined.token, host_token)
             if not own_bots and args.bots:  # a room it joins: bots of this process
-                own_bots = frozenset(free_bot_names({r.name for r in room.racers}, args.bots))
-                bots = [asyncio.create_task(_quiet_bot(url, room.id, name, think))
+                names = free_bot_names({r.name for r in room.racers}, args.bots)
+                levels = dict(zip(names, bot_levels_of(args.bots, args.level), strict=True))
+                own_bots = frozenset(names)
+                bots = [asyncio.create_task(_quiet_bot(url, room.id, name, think, levels[name]))
                         for name in sorted(own_bots)]
     if host_token and getattr(args, "start_in", None) is not None:
         bots.append(asyncio.create_task(_start_later(url, room.id, host_token, args.start_in)))
@@ -158,7 +165,8 @@ async def race(args: argparse.Namespace, url: str, *, hosting: bool = False) -> 
         if not series:  # the bots of a series go on by themselves (client_cli.bot)
             await _stop(bots)
             # this process's bots take seats too (by name: their old tokens were the bots')
-            bots = [asyncio.create_task(_quiet_bot(url, seat.room, name, think))
+            bots = [asyncio.create_task(_quiet_bot(url, seat.room, name, think,
+                                                   levels.get(name, "club")))
                     for name in sorted(own_bots)]
 
 
@@ -206,10 +214,11 @@ async def _stop(bots: list[asyncio.Task[object]]) -> None:
             await task
 
 
-async def _quiet_bot(url: str, room: str, name: str, think_s: float) -> object:
+async def _quiet_bot(url: str, room: str, name: str, think_s: float, level: Level) -> object:
     with contextlib.suppress(ApiError):
-        return await run_bot(url, room, name, think_s=think_s)
+        return await run_bot(url, room, name, think_s=think_s, level=level)
     return None
+
 
 
 async def _start_later(url: str, room: str, host_token: str, delay_s: float) -> None:
@@ -277,7 +286,8 @@ def add_parser(sub: Subparsers) -> None:
         "place; double-click sends to the foundation. On the results: r rematch, q leave."
         "\n\nYou race as your player (rated, in your history) once you have one on the "
         "server: lucie me --create NAME.",
-        epilog="examples:\n  lucie play --bots 3\n  lucie play --deal 123 --time-limit 600\n"
+        epilog="examples:\n  lucie play --bots 3     (a novice, a club player, an expert)\n"
+        "  lucie play --bots 3 --level club\n  lucie play --deal 123 --time-limit 600\n"
         "  lucie play --code ABCD         (join instead of creating)\n"
         "  lucie play --variant trefoil --bots 2 --start-in 10\n"
         "  lucie play --bots 2 --series 3     (three races; the table after each)",
@@ -287,9 +297,13 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--bots", type=non_negative_int, default=0, metavar="N",
                    help="computer racers to add (default 0); the server runs them: they "
                    "race on if you quit (with --code: this process runs them)")
+    p.add_argument("--level", choices=["mix", *LEVELS], default="mix",
+                   help="the bots' level: novice, club, expert, or mix (default: 3 bots are "
+                   "one of each)")
     p.add_argument("--bot-think", type=non_negative_float, default=None, metavar="S",
-                   help="bots' mean pause between moves, seconds (default 1.0; the server's "
-                   "bots: for a server lucie play starts)")
+                   help="bots' think-time unit: a club bot's median pause, seconds (default "
+                   "1.6; novices think longer, experts less; the server's bots: for a server "
+                   "lucie play starts)")
     p.add_argument("--variant", default=DEFAULT_VARIANT, choices=list(VARIANTS))
     p.add_argument("--deal", type=_deal, default="random",
                    help="deal number, 'random' (default) or 'daily'")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from .api import LucieClient, RacerView, StandingsView, StandingView
-from .board.model import FINAL_STATUSES, rank_racers, standing_rows
+from .board.model import is_final, rank_racers, standing_rows
 from .common import print_table
 
 __all__ = ["exit_report", "resigning_with_the_server", "standings_of", "wait_for_race_over"]
@@ -35,7 +35,8 @@ def exit_report(code: str, received: list[StandingView] | None, fetched: Standin
         known = [StandingView(rank=i, racer=r.id, name=r.name,
                               foundation_cards=r.foundation_cards,
                               reach_time_ms=r.reach_time_ms, moves=r.moves,
-                              join_order=r.join_order, status=r.status, final=r.final)
+                              join_order=r.join_order, status=r.status, final=r.final,
+                              bot_level=r.bot_level, bot_rating=r.bot_rating)
                  for i, r in enumerate(rank_racers(racers), 1)]
         if not known:
             print(f"Room {code}: results unavailable: the server is gone.", flush=True)
@@ -83,7 +84,7 @@ async def wait_for_race_over(url: str, room: str, *, poll_s: float = 1.0,
             info = await client.get_room(room)
             if info.state not in ("countdown", "racing"):
                 break
-            racing = [r for r in info.racers if r.status not in FINAL_STATUSES]
+            racing = [r for r in info.racers if not is_final(r)]
             still = [r.name for r in racing if not r.bot and r.name not in ignore]
             if racing and not still:  # only bots race on
                 break

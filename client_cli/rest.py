@@ -116,7 +116,7 @@ class LucieClient:
         undo: bool | None = None,
         series: int | None = None,
         series_break_s: int | None = None,
-        bots: int = 0,
+        bots: int | list[str] | dict[str, Any] = 0,
         hints: bool = False,
         winnable_only: bool = False,
     ) -> CreatedRoom:
@@ -124,11 +124,11 @@ class LucieClient:
         ``series``: the first room of a series of that many races (2–9), the next
         one starting ``series_break_s`` after each race (docs/protocol.md, "Series").
 
-        ``bots``: computer racers the server seats at once and runs itself (they
-        race on whoever leaves, and race every race of a series; docs/protocol.md,
-        "Computer racers"; fewer than ``capacity``); ``hints``: racers may ask for
-        hints (an unranked practice room); ``winnable_only``: a deal the solver
-        proves winnable with the room's redeals."""
+        ``bots``: computer racers the server seats and runs (they race on whoever
+        leaves, every race of a series; docs/protocol.md, "Computer racers"; fewer
+        than ``capacity``): a count (a mix), levels, or ``{"level", "count"}``;
+        ``hints``: racers may ask for hints (an unranked practice room);
+        ``winnable_only``: a deal the solver proves winnable with the room's redeals."""
         body: dict[str, Any] = {"variant": variant, "deal": deal, "capacity": capacity,
                                 "time_limit_s": time_limit_s, "visibility": visibility,
                                 "countdown_s": countdown_s}

@@ -94,6 +94,10 @@ class RacerView(_View):
     bot: bool = False
     """A computer racer run by the server (room option ``bots``, a quick race's
     fill-ins): it stops with the server, resigning."""
+    bot_level: str | None = None
+    """A computer racer's level (``novice``, ``club``, ``expert``); ``None``: a person."""
+    bot_rating: float | None = None
+    """The rating of a computer racer's level (docs/protocol.md, "Computer racers")."""
 
 
 class RoomLink(_View):
@@ -216,6 +220,9 @@ class StandingView(_View):
     status: str = "playing"
     final: bool = False
     points: int = 0
+    bot_level: str | None = None
+    """A computer racer's level; ``None``: a person."""
+    bot_rating: float | None = None
 
 
 class StandingsView(_View):

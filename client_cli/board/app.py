@@ -48,7 +48,7 @@ from ..api import (
 from ..common import detach_std_streams
 from .controls import Controls
 from .follow import Follow
-from .model import FINAL_STATUSES, apply_progress, delay_note, hidden_note, rank_racers
+from .model import apply_progress, delay_note, hidden_note, is_final, rank_racers
 from .render import GO_HOLD_S, Rendering
 from .screens import ResultsScreen
 from .state import Seat
@@ -177,7 +177,7 @@ class RaceApp(Controls, Follow, Rendering, App[int]):
             return
         me = self.racers.get(self.seat.racer or "")
         racing = self.room is not None and self.room.state in ("racing", "countdown")
-        if racing and me is not None and me.status not in FINAL_STATUSES and not self.fatal:
+        if racing and me is not None and not is_final(me) and not self.fatal:
             self.run_worker(self._resign_and_exit(status=HANGUP_STATUS, wait_standings=False),
                             exit_on_error=False)
         else:

@@ -21,7 +21,7 @@ from server.rules import InvalidMoveError, parse_card, parse_move
 from server.rules.cards import card_glyph
 
 from ..api import ApiError, MoveRefused, refused_game
-from .model import FINAL_STATUSES, merci_targets, targets_for
+from .model import is_final, merci_targets, targets_for
 from .screens import ConfirmScreen
 from .state import Board
 from .widgets import FanClicked, FoundationClicked
@@ -201,13 +201,13 @@ class Controls:
         race is not over yet: the bots stop with the server."""
         return sum(1 for r in self.racers.values()
                    if r.id != self.seat.racer and not r.bot and r.name not in self.own_bots
-                   and r.status not in FINAL_STATUSES)
+                   and not is_final(r))
 
     def _ask_quit(self: Board) -> None:
         me = self.racers.get(self.seat.racer or "")
         racing = self.room is not None and self.room.state in ("racing", "countdown")
         others = self._others_racing() if self.hosts_server and racing and not self.fatal else 0
-        playing = me is not None and me.status not in FINAL_STATUSES
+        playing = me is not None and not is_final(me)
         if self.fatal or not racing or (not playing and not others):
             self.exit(1 if self.fatal else 0)
             return
@@ -230,7 +230,7 @@ class Controls:
                 await self.client.resign(self.seat.room, self.seat.racer, self.seat.token)
             # the last racer out ends the race: wait a moment for its final standings
             # (a host's embedded server stops right after, so they may not be fetched later)
-            last = not any(r.id != self.seat.racer and r.status not in FINAL_STATUSES
+            last = not any(r.id != self.seat.racer and not is_final(r)
                            for r in self.racers.values())
             deadline = time.monotonic() + 2
             while (wait_standings and last and self.standings is None

@@ -23,9 +23,11 @@ __all__ = [
     "fit_parts",
     "fmt_clock",
     "hidden_note",
+    "is_final",
     "merci_targets",
     "points",
     "progress_bar",
+    "racer_label",
     "rank_racers",
     "standing_rows",
     "status_text",
@@ -33,7 +35,21 @@ __all__ = [
 ]
 
 FINAL_STATUSES = frozenset({"won", "resigned", "timed_out", "left"})
-"""Racer statuses that end a racer's game (``stuck`` may still undo)."""
+"""Racer statuses that end a racer's game (``stuck`` may still undo: see :func:`is_final`)."""
+
+
+def is_final(racer: RacerView) -> bool:
+    """Whether ``racer``'s result is final: a final status, or ``final`` (a racer
+    stuck who conceded, or stuck where undo is off)."""
+    return racer.final or racer.status in FINAL_STATUSES
+
+
+def racer_label(name: str, bot_level: str | None = None, bot_rating: float | None = None) -> str:
+    """A racer's name as every screen shows it: a computer racer's level and its
+    rating beside it (``bot-Ada · club ≈ 17.8``; docs/protocol.md, "Computer racers")."""
+    if bot_level is None:
+        return name
+    return f"{name} · {bot_level}" + ("" if bot_rating is None else f" ≈ {bot_rating:.1f}")
 
 GHOST_MARK = "👻 "
 """How a ghost racer's name starts (docs/replay.md, "Ghost races"): its room has
@@ -117,7 +133,8 @@ def standing_rows(standings: Iterable[StandingView],
                   ready: Collection[str] = ()) -> list[tuple[str, ...]]:
     """Rows for the results table: rank, name, cards, reach time, moves, status, points;
     ``ready``: ids of the racers who are ready (a waiting room's)."""
-    return [(str(s.rank), s.name, str(s.foundation_cards), fmt_clock(s.reach_time_ms),
+    return [(str(s.rank), racer_label(s.name, s.bot_level, s.bot_rating),
+             str(s.foundation_cards), fmt_clock(s.reach_time_ms),
              str(s.moves), status_text(s.status, ready=s.racer in ready), str(s.points))
             for s in standings]
 

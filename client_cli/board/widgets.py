@@ -20,7 +20,7 @@ from server.rules import parse_card
 from server.rules.cards import SUIT_GLYPHS, card_glyph
 
 from ..api import RacerView
-from .model import progress_bar, status_text
+from .model import progress_bar, racer_label, status_text
 
 __all__ = ["CardView", "FanClicked", "FanView", "FoundationClicked", "FoundationsView",
            "OpponentsPanel", "card_text"]
@@ -131,14 +131,15 @@ class OpponentsPanel(Static):
         """Render ``racers`` in rank order."""
         table = Table(title="Racers", title_justify="left", show_edge=False, pad_edge=False)
         table.add_column("#", justify="right", width=2)
-        table.add_column("name", overflow="ellipsis", no_wrap=True, max_width=20)
+        table.add_column("name", overflow="ellipsis", no_wrap=True, max_width=28)
         table.add_column("foundation cards", no_wrap=True)
         table.add_column("moves", justify="right")
         table.add_column("status", no_wrap=True, min_width=9)
         for i, r in enumerate(racers, 1):
             style = "bold cyan" if r.id == me else ""
             bar = f"{progress_bar(r.foundation_cards, total_cards, 16)} {r.foundation_cards:>3}"
-            table.add_row(str(i), r.name, bar, str(r.moves), status_text(r.status, ready=r.ready),
+            table.add_row(str(i), racer_label(r.name, r.bot_level, r.bot_rating), bar,
+                          str(r.moves), status_text(r.status, ready=r.ready),
                           style=style)
         self.table = table
         self.update(table)

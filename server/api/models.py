@@ -21,6 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter,
 
 from server.errors import RequestInvalid
 from server.race.events import RoomEvent
+from server.race.options import LEVELS, BotsOfLevel, BotsOption
 from server.race.views import Ack, GameView, RacerView, RoomView
 from server.rules import VARIANTS
 from server.rules.deal import MAX_DEAL_NUMBER
@@ -81,6 +82,17 @@ class _In(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+_LEVEL = Field(max_length=20, json_schema_extra={"enum": list(LEVELS)})
+
+
+class BotsBody(_In):
+    """``"bots": {"level", "count"}`` of ``POST /rooms``: computer racers of one level."""
+
+    level: Annotated[str, _LEVEL] = Field(description="novice, club or expert")
+    count: Annotated[int, Field(ge=0, le=63), INTEGRAL] = Field(
+        1, description="how many (fewer than capacity)")
+
+
 class SeriesBody(_In):
     """``"series"`` of ``POST /rooms``: the room is the first of a series of races."""
 
@@ -122,12 +134,21 @@ class CreateRoom(_In):
         "seconds behind the race clock (10–600, default 60; 0 only with open_boards)")
     open_boards: bool = Field(
         False, description="spectators see boards live (shown in the room's listing)")
-    bots: Annotated[int, Field(ge=0, le=63), INTEGRAL] = Field(
+    bots: (Annotated[int, Field(ge=0, le=63), INTEGRAL]
+           | Annotated[list[Annotated[str, _LEVEL]], Field(max_length=63)] | BotsBody) = Field(
         0, description="computer racers (bot-Ada, bot-Bix, …) seated at once and run by the "
-        "server until their results are final, whoever leaves; fewer than capacity")
+        "server until their results are final, whoever leaves; fewer than capacity: a count "
+        "(a mix of levels: 3 is one novice, one club, one expert), a list of levels, one per "
+        "bot, or {\"level\", \"count\"} (docs/protocol.md, \"Computer racers\")")
     series: SeriesBody | None = Field(
         None, description="make the room the first of a series of races (docs/protocol.md, "
         "\"Series\"); null: a single race")
+
+    def bots_option(self) -> BotsOption:
+        """``bots`` as the race authority takes it (:class:`RoomOptions`)."""
+        if isinstance(self.bots, BotsBody):
+            return BotsOfLevel(self.bots.level, self.bots.count)
+        return tuple(self.bots) if isinstance(self.bots, list) else self.bots
 
 
 class CreatedRoom(_In):

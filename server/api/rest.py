@@ -176,13 +176,14 @@ async def new_room_slot(request: Request) -> Callable[[str], None]:
 
 
 async def create_room(request: Request, body: CreateRoom) -> CreatedRoom:
-    for _ in range(body.bots):  # each computer racer takes a seat: a join of this address
+    fields: dict[str, Any] = body.model_dump(exclude={"series", "bots"})
+    if body.series is not None:
+        fields.update(series_races=body.series.races, series_break_s=body.series.break_s)
+    options = RoomOptions(**fields, bots=body.bots_option())
+    for _ in range(options.bot_count):  # each computer racer takes a seat: a join here
         request.app.state.admission.take("join", client_address(request))
     counted = await new_room_slot(request)
-    options = body.model_dump(exclude={"series"})
-    if body.series is not None:
-        options.update(series_races=body.series.races, series_break_s=body.series.break_s)
-    room, host_token = await _authority(request).create_room(RoomOptions(**options))
+    room, host_token = await _authority(request).create_room(options)
     counted(room.id)
     return CreatedRoom(room=room, host_token=host_token)
 

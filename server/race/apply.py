@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from server.errors import StoreError, VersionConflict
+from server.solver.levels import Level, level_of
 from server.store.base import LiveStore
 
 from . import errors as err
@@ -95,7 +96,7 @@ _RAW = (Tick, EndRace, TimeOut, LinkNext, SetPar)
 service's writes on a room whose state they check."""
 _ONE_RACER = (PlayMove, TimeOut)
 _NEW_ROOM = (Create, OpenRoom)
-BotSeating = Callable[[RoomView, int], Awaitable[Any]]
+BotSeating = Callable[[RoomView, Sequence[Level]], Awaitable[Any]]
 """Seats computer racers in a room, run by this process (``RoomBots.seat``)."""
 RoomHook = Callable[[RoomRecord], Awaitable[None]]
 
@@ -317,8 +318,8 @@ class Applier:
                 with contextlib.suppress(VersionConflict):
                     await self.store.racers.save_racer(room.id, racer_id,
                                                        fresh.model_dump(mode="json"), 0)
-            case SeatBots(count):
-                await self._seat(room, out.now, count)
+            case SeatBots(levels):
+                await self._seat(room, out.now, tuple(level_of(x) for x in levels))
             case RetireLobby(slot):
                 with contextlib.suppress(StoreError):  # a hint: the next caller retires it
                     await self.store.indexes.retire_lobby(slot, room.id)
@@ -329,11 +330,11 @@ class Applier:
             case ParKnown():
                 await self._par_known(room)
 
-    async def _seat(self, room: RoomRecord, now: int, count: int) -> None:
-        """A quick-race lobby's lone racer gets ``count`` computer racers run by
-        this process, then the countdown starts."""
+    async def _seat(self, room: RoomRecord, now: int, levels: Sequence[Level]) -> None:
+        """A quick-race lobby's lone racer gets computer racers of ``levels`` run
+        by this process, then the countdown starts."""
         try:
-            await self._seat_bots(await self.rooms.room_view(room, now, {}), count)
+            await self._seat_bots(await self.rooms.room_view(room, now, {}), levels)
         except (err.RaceError, StoreError) as exc:  # a seat taken meanwhile, the store
             log.warning("quick race %s: computer racers not all seated (%s)", room.code,
                         exc.code if isinstance(exc, err.RaceError) else type(exc).__name__)

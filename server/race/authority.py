@@ -59,7 +59,7 @@ from .assist import Assist, par_hook
 from .bots import RoomBots
 from .cache import RaceCache
 from .lobby import Lobby
-from .options import RoomOptions
+from .options import RoomOptions, bot_levels
 from .play import LogsFor, Play
 from .quick import QuickRace
 from .racers import Racers
@@ -134,7 +134,7 @@ class RaceAuthority:
         self.rooms = Rooms(store, self.cache, challenges)
         self.archived = Archived(store, self.cache, self.rooms, self.config, archive)
         self.bots = RoomBots(self, think_ms=self.config.bot_think_ms,
-                             max_bots=self.config.max_bots)
+                             max_bots=self.config.max_bots, solver=solver)
         self.race_over_hooks: list[RaceOverHook] = [*race_over_hooks]
         """Called once per race, by the process that ended it (leaderboards, the
         series' next race, par)."""
@@ -181,16 +181,19 @@ class RaceAuthority:
 
     async def create_room(self, options: RoomOptions) -> tuple[RoomView, str]:
         """A new room in state ``waiting`` → its view (as the host sees it) and the
-        host token (``Lobby.create_room``); with ``options.bots``, that many bots
-        are seated at once and run by this process (:mod:`server.race.bots`).
+        host token (``Lobby.create_room``); with ``options.bots``, its bots (their
+        levels: :func:`~.options.bot_levels`) are seated at once and run by this
+        process (:mod:`server.race.bots`).
 
-        :raises RequestInvalid: unknown variant, bad overrides or ranges.
+        :raises RequestInvalid: unknown variant, bad overrides or ranges, unknown
+            bot levels.
         :raises ServerFull: this process runs its most bots already.
         """
-        self.bots.check(options.bots)
+        levels = bot_levels(options.bots)
+        self.bots.check(len(levels))
         room, host_token = await self.lobby.create_room(options)
-        if options.bots:
-            await self.bots.seat(room, options.bots)
+        if levels:
+            await self.bots.seat(room, levels)
             room = await self.lobby.get_room(room.id, host_token)
         return room, host_token
 

@@ -1,20 +1,25 @@
 """Computer racers run by the server: the room option ``bots`` (docs/protocol.md).
 
-A room created with ``"bots": N`` gets N computer racers at once, named
-``bot-Ada``, ``bot-Bix``… (:func:`server.solver.strategy.bot_name`), seated
-before anyone else joins. :class:`RoomBots` (one per process, owned by the
-race authority) runs them in **the process that created the room**, as
-ordinary racers of the authority's API — the checks, events, ranking and
-fair play are every racer's — so they race on whoever closes a page or a
-terminal:
+A room created with ``bots`` (a count, levels, or a level and a count:
+:func:`~server.race.options.bot_levels`) gets its computer racers at once,
+named ``bot-Ada``, ``bot-Bix``… (:func:`server.solver.strategy.bot_name`),
+seated before anyone else joins, each with its level and a seed drawn for it
+then (kept with the racer: :class:`~server.race.state.RosterEntry`).
+:class:`RoomBots` (one per process, owned by the race authority) runs them
+in **the process that created the room**, as ordinary racers of the
+authority's API — the checks, events, ranking and fair play are every
+racer's — so they race on whoever closes a page or a terminal:
 
 1. while the room waits, they say they are ready once a racer who is not
    one of them is in the room (a room of bots alone never starts itself;
    the host may still start it);
-2. from the start, each plays :func:`~server.solver.strategy.choose_move` —
-   the strategy the terminal's bots (``lucie bot``) use — pausing about
-   ``think_ms`` between moves, until its result is final; stuck (undo
-   allowed) or out of useful moves, it concedes;
+2. from the start, each plays its level (:func:`~server.solver.levels.level_move`,
+   the choice the terminal's bots make too; an expert's in the solver pool,
+   off the event loop), thinking before each move as its level does
+   (:meth:`~server.solver.levels.BotMind.pause_ms`, in units of ``think_ms``),
+   until its result is final; with no move left (undo allowed) it concedes —
+   and is ``stuck``, as a person who gives up there (``resigned`` only in a
+   variant whose builds can go back and forth, when every build leads back);
 3. in a series (docs/protocol.md, "Series") they go on to each next race,
    where the series seats them with their ids and tokens.
 
@@ -35,15 +40,18 @@ import asyncio
 import contextlib
 import functools
 import logging
-import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+import secrets
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar
 
 from server.errors import EventsTooOld, ServerFull, StoreError, StoreUnavailable, VersionConflict
-from server.rules import Position, RuleSet
+from server.rules import Move, Position, RuleSet
 from server.rules.serialize import position_from_json
-from server.solver.strategy import Style, bot_name, choose_move
+from server.solver import SolverBusyError, SolverPool
+from server.solver.levels import EXPERT_SECONDS, SPECS, BotMind, Level, level_move
+from server.solver.strategy import bot_name
 
 from . import errors as err
 from .views import Ack, GameView, RacerView, RoomView
@@ -67,7 +75,8 @@ class Racing(Protocol):
     """What the bots use of the race authority (:class:`~.authority.RaceAuthority`)."""
 
     async def join(self, ref: str, name: str, player: str | None = None,
-                   bot: bool = False) -> tuple[RacerView, str]: ...
+                   bot: bool = False, *, bot_level: str | None = None,
+                   bot_seed: int | None = None) -> tuple[RacerView, str]: ...
     async def get_room(self, ref: str, token: str | None = None) -> RoomView: ...
     async def set_ready(self, ref: str, racer_id: str, token: str | None,
                         ready: bool) -> RacerView: ...
@@ -82,24 +91,30 @@ class Racing(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class BotSeat:
-    """One bot of a room: its racer id, display name and (secret) token."""
+    """One bot of a room: its racer id, display name, (secret) token, level and seed."""
 
     id: str
     name: str
     token: str
+    level: Level = "club"
+    seed: int = 0
 
 
 class RoomBots:
     """The bots of the rooms this process created (module docstring).
 
-    ``think_ms``: the mean pause between a bot's moves; ``max_bots``: the most
-    bots running here at once (more: 503 ``server/full``).
+    ``think_ms``: the think-time unit (a club bot's median pause, ms; 0: none);
+    ``max_bots``: the most bots running here at once (more: 503
+    ``server/full``); ``solver``: the pool an expert's moves are searched in
+    (``None``: a thread of this process).
     """
 
-    def __init__(self, racing: Racing, *, think_ms: int = 1000, max_bots: int = MAX_BOTS) -> None:
+    def __init__(self, racing: Racing, *, think_ms: int = 1600, max_bots: int = MAX_BOTS,
+                 solver: SolverPool | None = None) -> None:
         self.racing = racing
-        self.think_s = think_ms / 1000
+        self.think_ms = think_ms
         self.max_bots = max_bots
+        self.solver = solver
         self._drivers: dict[asyncio.Task[None], tuple[str, list[BotSeat]]] = {}
 
     @property
@@ -120,16 +135,19 @@ class RoomBots:
             raise ServerFull(f"this server runs its most computer racers ({self.max_bots}); "
                              "try again later", {"retry_after_ms": 5000})
 
-    async def seat(self, room: RoomView, count: int) -> list[BotSeat]:
-        """Join ``count`` bots to the new ``room`` and start their driver here.
+    async def seat(self, room: RoomView, levels: Sequence[Level]) -> list[BotSeat]:
+        """Join one bot of each of ``levels`` to the new ``room``, each with a seed
+        drawn now, and start their driver here.
 
         :raises RaceError, StoreError: a join was refused (the room is left to
             expire with the bots seated so far, who never move).
         """
         bots: list[BotSeat] = []
-        for index in range(count):
-            racer, token = await self.racing.join(room.id, bot_name(index), bot=True)
-            bots.append(BotSeat(racer.id, racer.name, token))
+        for index, level in enumerate(levels):
+            seed = secrets.randbits(63)
+            racer, token = await self.racing.join(room.id, bot_name(index), bot=True,
+                                                  bot_level=level, bot_seed=seed)
+            bots.append(BotSeat(racer.id, racer.name, token, level, seed))
         task = asyncio.create_task(self._drive(room.id, bots), name=f"bots-{room.code}")
         self._drivers[task] = (room.id, bots)
         task.add_done_callback(self._drivers.pop)
@@ -245,24 +263,34 @@ class RoomBots:
             except StoreError:
                 await asyncio.sleep(_RETRY_S)
 
+    async def _choose(self, rules: RuleSet, mind: BotMind, pos: Position) -> Move | None:
+        """The bot's next move: an expert's searched in the solver pool (the club
+        rule when the pool is busy), the others' in a thread (two decks' look-ahead
+        takes a few ms): never on the event loop."""
+        args = mind.ask(rules, pos)
+        if SPECS[mind.level].plans and self.solver is not None:
+            try:
+                return await self.solver.run(2 * EXPERT_SECONDS, level_move, *args)
+            except SolverBusyError:
+                args = (rules, pos, "club", args[3], args[4])
+        return await asyncio.to_thread(level_move, *args)
+
     async def _race(self, room_id: str, bot: BotSeat, rules: RuleSet) -> None:
         """Play ``bot``'s game until its result is final (module docstring)."""
-        style = Style.for_name(bot.name)
-        pace = random.Random(f"lucie-bot-pace:{bot.name}")
+        mind = BotMind(bot.level, bot.seed ^ zlib.crc32(room_id.encode()))  # a new deal
+        loop = asyncio.get_running_loop()
         try:
             game = await self._retry(lambda: self.racing.game(room_id, bot.id, bot.token))
-            seen: set[Position] = set()
             moves = 0
             while game.status == "playing" and not game.final:
                 pos = position_from_json(game.position.model_dump())
-                # a long look-ahead (two decks) takes a few ms: off the event loop
-                move = await asyncio.to_thread(choose_move, rules, pos, seen, style)
+                began = loop.time()
+                move = await self._choose(rules, mind, pos)
                 if move is None:
                     break
-                seen.add(pos)
-                if move.kind == "redeal":
-                    seen.clear()
-                await asyncio.sleep(self.think_s * (0.6 + 0.8 * pace.random()))
+                mind.played(pos, move)
+                pause = mind.pause_ms(move, self.think_ms) / 1000  # the search counts in it
+                await asyncio.sleep(max(0.0, pause - (loop.time() - began)))
                 moves += 1
                 send = functools.partial(self.racing.move, room_id, bot.id, bot.token,
                                          str(move), game.version, f"bot-{moves}")
@@ -271,7 +299,7 @@ class RoomBots:
                 except (err.MoveStaleVersion, err.MoveIllegal, err.MoveInvalid):
                     game = await self._retry(lambda: self.racing.game(room_id, bot.id,
                                                                       bot.token))
-            if not game.final:  # stuck with undo allowed, or nothing useful left: concede
+            if not game.final:  # no move left (undo allowed): concede, and be stuck
                 await self._retry(lambda: self.racing.resign(room_id, bot.id, bot.token))
         except (err.RoomOver, err.RoomNotRacing, err.RacerFinished, err.RoomNotFound):
             pass  # the race ended around the bot (time limit, closed by the host)

@@ -98,7 +98,8 @@ class OpenRoom:
 class Join:
     """A racer joins a waiting room (``POST /rooms/{room}/racers``) under the
     drawn ``racer_id`` with the digest of their drawn token; ``player``: the
-    player id (its key was checked by the caller), ``bot``: a computer racer."""
+    player id (its key was checked by the caller), ``bot``: a computer racer of
+    ``bot_level`` with its drawn ``bot_seed``."""
 
     ref: str
     name: str
@@ -106,6 +107,8 @@ class Join:
     token_digest: str
     player: str | None = None
     bot: bool = False
+    bot_level: str | None = None
+    bot_seed: int | None = None
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from . import errors as err
 from . import present
 from .commands import Create, OpenRoom
 from .events import CreatedEvent
-from .options import RoomOptions
+from .options import RoomOptions, bot_levels
 from .outcome import After, Expire, ListInLobby, Loaded, Outcome, RoomCreated
 from .state import RoomRecord, SeriesState
 from .timers import RaceConfig
@@ -56,7 +56,8 @@ def _spectator_delay_s(options: RoomOptions) -> int:
 def check_create(options: RoomOptions) -> tuple[RuleSet, int]:
     """The rule set and spectator delay (s) of ``options``, range-checked.
 
-    :raises RequestInvalid: unknown variant, bad overrides or ranges (``field``).
+    :raises RequestInvalid: unknown variant, bad overrides or ranges, an unknown
+        bot level (``field``).
     """
     try:
         rules = RuleSet.from_json({"variant": options.variant}).with_overrides(
@@ -69,7 +70,7 @@ def check_create(options: RoomOptions) -> tuple[RuleSet, int]:
         raise err.RequestInvalid("time_limit_s is 10…14400", {"field": "time_limit_s"})
     if not 0 <= options.countdown_s <= 60:
         raise err.RequestInvalid("countdown_s is 0…60", {"field": "countdown_s"})
-    if not 0 <= options.bots < options.capacity:
+    if not len(bot_levels(options.bots)) < options.capacity:
         raise err.RequestInvalid("bots is 0…capacity − 1 (a seat stays for a racer)",
                                  {"field": "bots"})
     delay_s = _spectator_delay_s(options)

@@ -81,7 +81,8 @@ def decide_join(loaded: Loaded, cmd: Join,
     if cmd.player is not None and any(e.player == cmd.player for e in room.roster):
         raise err.RacerNameTaken("this player races in this room already", {"name": name})
     entry = RosterEntry(id=cmd.racer_id, name=name, join_order=room.joins + 1,
-                        token_digest=cmd.token_digest, player=cmd.player, bot=cmd.bot)
+                        token_digest=cmd.token_digest, player=cmd.player, bot=cmd.bot,
+                        bot_level=cmd.bot_level, bot_seed=cmd.bot_seed)
     new = room.model_copy(update={"roster": [*room.roster, entry], "joins": room.joins + 1})
     if new.quick is not None:
         new = new.model_copy(update={"quick": new.quick.joined(len(new.roster), now)})
@@ -160,7 +161,9 @@ def decide_leave(loaded: Loaded, cmd: Leave, config: RaceConfig) -> Outcome[None
 
 
 def decide_resign(loaded: Loaded, cmd: Resign, config: RaceConfig) -> Outcome[RacerView]:
-    """The racer concedes: their result becomes final as it stands.
+    """The racer concedes: their result becomes final as it stands — ``stuck``
+    when their game has no move left (``stuck`` with undo allowed: a person or a
+    computer racer who gives up there is stuck, not resigned), else ``resigned``.
 
     :raises AuthMissing, RoomNotFound, RacerNotFound, AuthInvalidToken,
         AuthForbidden, RoomNotRacing, RoomOver, RacerFinished:
@@ -170,17 +173,19 @@ def decide_resign(loaded: Loaded, cmd: Resign, config: RaceConfig) -> Outcome[Ra
 
 def _finish(loaded: Loaded, room: RoomRecord, racer_id: str,
             status: Literal["resigned", "left"]) -> Outcome[RacerView]:
-    """The racer's result final as ``status`` at the race clock now; the race
-    ends if every result is final."""
+    """The racer's result final as ``status`` at the race clock now (a resign
+    with no move left: ``stuck``); the race ends if every result is final."""
     check_racing(room)
     racer = loaded.racer
     assert racer is not None, "the applier loads the racer of a resign or leave"
     if racer.final:
         raise err.RacerFinished(f"the result is already final ({racer.status})")
+    final: Literal["resigned", "left", "stuck"] = \
+        "stuck" if status == "resigned" and racer.status == "stuck" else status
     clock = present.race_clock(room, loaded.now)
-    done = racer.model_copy(update={"status": status, "final": True,
+    done = racer.model_copy(update={"status": final, "final": True,
                                     "finished_ms": clock or 0})
-    events = [FinishedEvent(race_clock_ms=clock, racer=racer_id, status=status).logged()]
+    events = [FinishedEvent(race_clock_ms=clock, racer=racer_id, status=final).logged()]
     if status == "left":
         events.insert(0, LeftEvent(race_clock_ms=clock, racer=racer_id).logged())
     entry = room.entry(racer_id)

@@ -54,6 +54,7 @@ from .outcome import (
     RoomCreated,
     SeatBots,
 )
+from .quick_state import quick_bot_levels
 from .state import RacerRecord, RoomRecord, RosterEntry
 from .timers import RaceConfig, countdown, due, race_ttl_ms
 from .views import RoomLink, SeriesInfo
@@ -211,8 +212,9 @@ def decide_tick(loaded: Loaded, cmd: Tick, config: RaceConfig) -> Outcome[Any] |
         return Outcome(None, room=new, events=events, again=True,
                        after=(*notes, *after, RetireLobby(quick.slot)))
     claimed = room.model_copy(update={"quick": quick.model_copy(update={"filling_ms": now})})
+    levels = quick_bot_levels(room.roster[0].player, quick.band, config.quick.band_width, count)
     return Outcome(None, room=claimed, again=True,
-                   after=(RetireLobby(quick.slot), SeatBots(count)))
+                   after=(RetireLobby(quick.slot), SeatBots(levels)))
 
 
 def decide_rematch(loaded: Loaded, cmd: Rematch, config: RaceConfig

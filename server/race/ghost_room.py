@@ -13,7 +13,8 @@ starts a driver task in this process. The driver:
    so the ghost's progress events, reach time and ranking are a racer's —
    within the clock's resolution of the recording;
 3. ends the ghost at its recorded end: resigns when the recorded game was
-   resigned (or stopped while playing), times it out when the recording
+   resigned (or stopped while playing) or ended stuck where undo was allowed
+   (its result is then ``stuck`` again), times it out when the recording
    ran out of its own room's time (a shorter limit than this room's: the
    ghost has nothing left to play, and a room it alone kept racing ran on
    to its own limit); a won or stuck game ends by itself with its last
@@ -40,7 +41,7 @@ from server.rules import RuleSet
 from .authority import RaceAuthority
 from .commands import EndRace, TimeOut
 from .decide_create import check_create
-from .errors import RaceError, RequestInvalid, TooManyGhosts
+from .errors import RaceError, RacerFinished, RequestInvalid, TooManyGhosts
 from .ids import check_name
 from .options import RoomOptions
 from .state import RoomRecord
@@ -226,6 +227,11 @@ class GhostRooms(Generic[R]):
                                                   progress.moves - 1, f"ghost-{progress.moves}")
                     elif progress.final and progress.status == "resigned":
                         await self.authority.resign(room_id, ghost_id, token)
+                    elif progress.final and progress.status == "stuck":
+                        # stuck with undo allowed ends by conceding (a stuck
+                        # result); without undo the last move ended it already
+                        with contextlib.suppress(RacerFinished):
+                            await self.authority.resign(room_id, ghost_id, token)
                     elif progress.final and progress.status == "timed_out":
                         await self._time_out(room_id, ghost_id, progress.race_clock_ms)
                 except RaceError as exc:

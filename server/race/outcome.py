@@ -192,10 +192,10 @@ class SaveFresh:
 
 @dataclass(frozen=True, slots=True)
 class SeatBots:
-    """Seat ``count`` computer racers run by this process, then start the
-    countdown (a quick-race lobby's lone racer)."""
+    """Seat computer racers of ``levels`` (one each) run by this process, then
+    start the countdown (a quick-race lobby's lone racer)."""
 
-    count: int
+    levels: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,12 @@ them (:mod:`server.race.events`) take their values from the same functions.
 from __future__ import annotations
 
 from itertools import cycle
-from typing import Final
+from typing import Any, Final
 
 from server.rules import Game, Position, RuleSet
 from server.rules.cards import CARD_TEXTS, SUITS
 from server.rules.position import EMPTY_CELL
+from server.solver.levels import LEVELS, RATINGS, Level, level_of
 
 from .ranking import standings as rank_standings
 from .state import RacerRecord, RoomRecord, RosterEntry
@@ -22,6 +23,7 @@ from .views import Ack, GameView, PositionView, RacerStatus, RacerView, RulesVie
 
 __all__ = [
     "ack",
+    "bot_of",
     "game_view",
     "position_view",
     "race_clock",
@@ -61,8 +63,17 @@ def racer_view(room: RoomRecord, entry: RosterEntry, racer: RacerRecord) -> Race
         status=racer_status(room, racer), foundation_cards=racer.foundation_cards,
         moves=racer.version, redeals_used=racer.redeals_used, merci_used=racer.merci_used,
         reach_time_ms=racer.reach_time_ms, finished_ms=racer.finished_ms, final=racer.final,
-        player=entry.player, bot=entry.bot,
+        player=entry.player, bot=entry.bot, **bot_of(entry),
     )
+
+
+def bot_of(entry: RosterEntry) -> dict[str, Any]:
+    """A computer racer's ``bot_level`` and ``bot_rating`` as views show them (a
+    bot seated before levels plays ``club``); ``None`` for a person."""
+    if not entry.bot:
+        return {"bot_level": None, "bot_rating": None}
+    level: Level = level_of(entry.bot_level) if entry.bot_level in LEVELS else "club"
+    return {"bot_level": level, "bot_rating": RATINGS[level]}
 
 
 _ACK_SET: Final = frozenset(Ack.model_fields)

@@ -7,7 +7,8 @@ record alone (:meth:`QuickState.deadline`), so the store's timer index and
 every process's sweep can act on it (:func:`server.race.timers.deadline`):
 
 - one racer: computer racers join ``fill_ms`` after they came alone
-  (``bots`` of them; none when 0: the racer waits for people);
+  (``bots`` of them; none when 0: the racer waits for people), of the level
+  nearest the lobby's rating band for a player (:func:`quick_bot_levels`);
 - two racers or more: the countdown starts ``wait_ms`` after the second one
   joined — at once when the room is full (in the join's own write);
 - once computer racers were claimed for it (``filling_ms``), the countdown
@@ -30,7 +31,10 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["FILL_GRACE_MS", "QuickConfig", "QuickInfo", "QuickState", "band_of", "slot_of"]
+from server.solver.levels import Level, levels_mix, nearest_level
+
+__all__ = ["FILL_GRACE_MS", "QuickConfig", "QuickInfo", "QuickState", "band_of",
+           "quick_bot_levels", "slot_of"]
 
 FILL_GRACE_MS: Final = 5_000
 """How long the process that claimed a lone racer's computer racers has to
@@ -63,6 +67,17 @@ def band_of(rating: float | None, width: float) -> int:
     if rating is None or not math.isfinite(rating):
         return 0
     return math.floor(rating / width)
+
+
+def quick_bot_levels(player: str | None, band: int, width: float,
+                     count: int) -> tuple[Level, ...]:
+    """The levels of the ``count`` computer racers a lone racer of a lobby of
+    ``band`` gets: for a player, all of the level whose rating is nearest the
+    band's middle (``(band + ½) × width``: a new player's band 0 gets novices);
+    for an anonymous racer, a mix (:func:`~server.solver.levels.levels_mix`)."""
+    if player is None:
+        return levels_mix(count)
+    return (nearest_level((band + 0.5) * width),) * count
 
 
 def slot_of(variant: str, band: int) -> str:

@@ -28,21 +28,25 @@ class Racers:
         self.applier = applier
 
     async def join(self, ref: str, name: str, player: str | None = None,
-                   bot: bool = False) -> tuple[RacerView, str]:
+                   bot: bool = False, *, bot_level: str | None = None,
+                   bot_seed: int | None = None) -> tuple[RacerView, str]:
         """Join a waiting room → the racer's view and secret token. ``player``:
         the player id the racer races as (the caller checked the player's key;
         ``name`` is then the player's name), ``None``: anonymous; ``bot``: a
-        computer racer of the server (``server.race.bots``). In a quick-race
+        computer racer of the server (``server.race.bots``) of ``bot_level``
+        with its ``bot_seed`` (kept with the racer). In a quick-race
         lobby the same write sets the lobby's next deadline (in the store's timer
         index first), or starts the countdown when the racer fills it.
 
         :raises RoomNotFound, RoomNotWaiting, RoomFull, RequestInvalid, RacerNameTaken:
         """
-        view, token, _, _ = await self.seat(ref, name, player, bot)
+        view, token, _, _ = await self.seat(ref, name, player, bot, bot_level=bot_level,
+                                            bot_seed=bot_seed)
         return view, token
 
     async def seat(self, ref: str, name: str, player: str | None = None, bot: bool = False,
-                   *, quick: bool = False) -> tuple[RacerView, str, RoomRecord, int]:
+                   *, quick: bool = False, bot_level: str | None = None,
+                   bot_seed: int | None = None) -> tuple[RacerView, str, RoomRecord, int]:
         """:meth:`join`, also answering the room record as written and the service
         clock then (ms): a quick race answers the room without reading it again
         (``quick``: the room must be a quick-race lobby, :class:`TakeQuickSeat`).
@@ -52,7 +56,7 @@ class Racers:
         token = new_token()
         kind = TakeQuickSeat if quick else Join
         done = await self.applier.apply(kind(ref, name, new_racer_id(), token_digest(token),
-                                             player, bot))
+                                             player, bot, bot_level, bot_seed))
         view, room = done.reply
         return view, token, room, done.now
 

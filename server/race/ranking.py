@@ -34,7 +34,8 @@ def standings(racers: Iterable[RacerView]) -> list[Standing]:
         Standing(
             rank=i, racer=r.id, name=r.name, foundation_cards=r.foundation_cards,
             reach_time_ms=r.reach_time_ms, moves=r.moves, join_order=r.join_order,
-            status=r.status, final=r.final, points=points(r),
+            status=r.status, final=r.final, points=points(r), bot_level=r.bot_level,
+            bot_rating=r.bot_rating,
         )
         for i, r in enumerate(ordered, 1)
     ]

@@ -44,6 +44,12 @@ class RosterEntry(_Record):
     """The player id when the racer joined with a player key (docs/players.md)."""
     bot: bool = False
     """A computer racer the server runs (the room option ``bots``)."""
+    bot_level: str | None = None
+    """A computer racer's level (:data:`server.solver.levels.LEVELS`); ``None``: a
+    person, or a bot seated before levels (it plays ``club``)."""
+    bot_seed: int | None = None
+    """A computer racer's own seed, drawn when it took its seat: its choices and
+    think times (:class:`server.solver.levels.BotMind`); never shown."""
 
 
 class SeriesState(_Record):

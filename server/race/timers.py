@@ -43,8 +43,9 @@ class RaceConfig:
     """Rooms and all their data vanish this long after the race ends or closes."""
     waiting_ttl_ms: int = 1_800_000
     """A room that never starts vanishes this long after its creation."""
-    bot_think_ms: int = 1000
-    """The mean pause between a server-run bot's moves (:mod:`server.race.bots`)."""
+    bot_think_ms: int = 1600
+    """The think-time unit of server-run bots: a club bot's median pause before a
+    move, ms (:func:`server.solver.levels.think_ms`; 0: no pause)."""
     max_bots: int = 1000
     """The most server-run bots this process runs at once."""
     quick: QuickConfig = field(default_factory=QuickConfig)

@@ -12,6 +12,8 @@ from typing import Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from server.solver.levels import Level
+
 from .quick_state import QuickInfo
 
 __all__ = [
@@ -39,6 +41,11 @@ __all__ = [
 
 RacerStatus = Literal["waiting", "playing", "won", "stuck", "resigned", "timed_out", "left"]
 """A racer's status; ``stuck`` is final only when the room disables undo."""
+
+_BOT_LEVEL = ("a computer racer's level: novice, club or expert (docs/protocol.md, "
+              "\"Computer racers\"); null: a person")
+_BOT_RATING = ("a computer racer's level's rating (openskill, mu − 3 sigma like players' "
+               "rating), calibrated by racing the levels against each other; null: a person")
 
 RoomState = Literal["waiting", "countdown", "racing", "over", "closed"]
 """A room's life: waiting for racers → countdown → racing → over (or closed by the host)."""
@@ -85,6 +92,8 @@ class RacerView(_View):
                                "a player key (docs/players.md); null: anonymous")
     bot: bool = Field(False, description="a computer racer run by the server (the room "
                       "option bots); not on the leaderboards, never rated")
+    bot_level: Level | None = Field(None, description=_BOT_LEVEL)
+    bot_rating: float | None = Field(None, description=_BOT_RATING)
 
 
 class RoomLink(_View):
@@ -222,6 +231,8 @@ class Standing(_View):
     points: int = Field(description="seed 003: 5 per foundation card; a win adds 500 "
                         "and max(0, 1200 − whole seconds of the reach time)")
     to_par: int | None = Field(None, description="par − foundation cards (null: par unknown)")
+    bot_level: Level | None = Field(None, description=_BOT_LEVEL)
+    bot_rating: float | None = Field(None, description=_BOT_RATING)
 
 
 class Standings(_View):

@@ -22,7 +22,8 @@ Format (``format_version`` 1; ``docs/replay.md`` repeats it)::
     }
 
 ``result`` may carry more fields of the wire's Racer view (``id``,
-``name``, ``join_order``, ``ready``, ``final``, ``player``, ``bot``); they are read and ignored,
+``name``, ``join_order``, ``ready``, ``final``, ``player``, ``bot``, ``bot_level``,
+``bot_rating``); they are read and ignored,
 so the server's replay answer imports as it is.
 
 :func:`import_replay` checks, in this order, and refuses with
@@ -154,6 +155,8 @@ class ReplayDocumentResult(_Model):
     final: bool | None = None
     player: str | None = None
     bot: bool | None = None
+    bot_level: str | None = None
+    bot_rating: float | None = None
 
 
 EXAMPLE: Final[dict[str, Any]] = {

@@ -201,9 +201,11 @@ class Settings(BaseSettings):
     ended_ttl_s: int = Field(3600, gt=0, description="seconds rooms stay after their race ends")
     waiting_ttl_s: int = Field(1800, gt=0, description="seconds before rooms that never start "
                                                  "vanish")
-    bot_think_ms: int = Field(1000, ge=0, description="mean pause between the moves of the "
-                                                      "computer racers a room is created with "
-                                                      "(`bots`), ms")
+    bot_think_ms: int = Field(1600, ge=0, description="computer racers' think-time unit, ms: "
+                                                      "a club bot's median pause before a move; "
+                                                      "every level's pauses scale with it "
+                                                      "(docs/protocol.md, \"Computer racers\"); "
+                                                      "0: no pause")
     max_bots: int = Field(1000, ge=0, description="computer racers this process runs at once; "
                                                   "above: 503 `server/full` for a room with "
                                                   "`bots` (docs/protocol.md)")

@@ -30,7 +30,7 @@ the style.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from server.rules import (
@@ -44,7 +44,7 @@ from server.rules import (
     legal_moves,
 )
 
-__all__ = ["BOT_NAMES", "Style", "bot_name", "choose_move"]
+__all__ = ["BOT_NAMES", "Style", "bot_name", "choose_move", "scored_builds"]
 
 BOT_NAMES = ("Ada", "Bix", "Cog", "Dot", "Eon", "Fizz", "Gus", "Hex")
 """Names given to bots, with a ``bot-`` prefix."""
@@ -91,6 +91,29 @@ def _after(rules: RuleSet, pos: Position, move: Move) -> Position | None:
         return None
 
 
+def scored_builds(rules: RuleSet, pos: Position, visited: Collection[Position] = (),
+                  lookahead: int = 2) -> list[tuple[int, Move]]:
+    """Every build (a tableau move) from ``pos`` to a position not in ``visited``,
+    in the engine's order, with its score: 4 × the foundation cards autoplay
+    reaches after it; when that is no gain and ``lookahead`` ≥ 2, 4 × the most
+    it reaches after one more build, less 1 (a gain two builds away ranks just
+    below the same gain one build away). A build scores above
+    ``4 × pos.foundation_cards`` exactly when it leads to more cards up."""
+    base = pos.foundation_cards * 4
+    out: list[tuple[int, Move]] = []
+    for m in _builds(rules, pos):
+        nxt = _after(rules, pos, m)
+        if nxt is None or nxt in visited:
+            continue
+        score = _gain(rules, nxt) * 4
+        if score <= base and lookahead >= 2:
+            # one more build: does it open a foundation move?
+            score = max((_gain(rules, p2) * 4 - 1 for m2 in _builds(rules, nxt)
+                         if (p2 := _after(rules, nxt, m2)) is not None), default=0)
+        out.append((score, m))
+    return out
+
+
 def choose_move(rules: RuleSet, pos: Position, seen: Iterable[Position] = (),
                 style: Style | None = None) -> Move | None:
     """The bot's next move in ``pos`` under ``rules``, or ``None`` when stuck.
@@ -109,21 +132,10 @@ def choose_move(rules: RuleSet, pos: Position, seen: Iterable[Position] = (),
     ups = [m for m in moves if m.kind == "play" and m.target == FOUNDATION]
     if ups:
         return pick(ups)
-    visited = set(seen)
-    base = pos.foundation_cards
-    best_score = base * 4
+    scored = scored_builds(rules, pos, set(seen), lookahead)
+    best_score = pos.foundation_cards * 4
     best: list[Move] = []
-    fresh: list[Move] = []
-    for m in _builds(rules, pos):
-        nxt = _after(rules, pos, m)
-        if nxt is None or nxt in visited:
-            continue
-        fresh.append(m)
-        score = _gain(rules, nxt) * 4
-        if score <= base * 4 and lookahead >= 2:
-            # one more build: does it open a foundation move?
-            score = max((_gain(rules, p2) * 4 - 1 for m2 in _builds(rules, nxt)
-                         if (p2 := _after(rules, nxt, m2)) is not None), default=0)
+    for score, m in scored:
         if score > best_score:
             best_score, best = score, [m]
         elif score == best_score and best:
@@ -136,6 +148,6 @@ def choose_move(rules: RuleSet, pos: Position, seen: Iterable[Position] = (),
     mercis = [m for m in moves if m.kind == "merci"]
     if mercis:
         return pick([m for m in mercis if m.target == FOUNDATION] or mercis)
-    if fresh:
-        return pick(fresh)
+    if scored:
+        return pick([m for _, m in scored])
     return None

@@ -166,3 +166,42 @@ def test_schema_errors_point_at_the_request_not_at_pydantic(client: TestClient) 
     locs = [e["loc"] for e in r.json()["error"]["details"]["errors"]]
     assert ["move"] in locs and ["move", "type"] in locs, locs
     assert not any("[" in str(part) or part == "str" for loc in locs for part in loc), locs
+
+
+@pytest.mark.parametrize(("bots", "levels"), [
+    pytest.param(3, ["novice", "club", "expert"], id="a-count-is-a-mix"),
+    pytest.param(1, ["club"], id="one-is-club"),
+    pytest.param(["expert", "novice"], ["expert", "novice"], id="a-list-of-levels"),
+    pytest.param({"level": "club", "count": 2}, ["club", "club"], id="a-level-and-a-count"),
+    pytest.param({"level": "expert"}, ["expert"], id="count-1-by-default"),
+])
+def test_the_bots_option_takes_a_count_levels_or_a_level_and_a_count(
+        client: TestClient, bots: object, levels: list[str]) -> None:
+    r = client.post("/api/v1/rooms", json={"bots": bots, "visibility": "private"})
+    assert r.status_code == 201, r.text
+    racers = r.json()["room"]["racers"]
+    assert [x["bot_level"] for x in racers] == levels
+    assert all(x["bot"] and isinstance(x["bot_rating"], float) for x in racers)
+    assert all("seed" not in key for x in racers for key in x)
+
+
+@pytest.mark.parametrize(("bots", "status"), [
+    pytest.param(["club", "grandmaster"], 400, id="an-unknown-level-in-a-list"),
+    pytest.param({"level": "master", "count": 2}, 400, id="an-unknown-level"),
+    pytest.param({"level": "club", "count": 8}, 400, id="no-seat-left"),
+    pytest.param(["club"] * 8, 400, id="no-seat-left-in-a-list"),
+    pytest.param("club", 422, id="a-level-alone"),
+    pytest.param({"level": "club", "count": 64}, 422, id="too-many"),
+    pytest.param({"level": "club", "count": 2, "seed": 1}, 422, id="an-unknown-field"),
+    pytest.param(["club"] * 64, 422, id="too-long-a-list"),
+])
+def test_bad_bots_are_refused_with_request_invalid(client: TestClient, bots: object,
+                                                    status: int) -> None:
+    r = client.post("/api/v1/rooms", json={"bots": bots, "capacity": 8})
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    assert error["code"] == "request/invalid"
+    if status == 400:  # the field named, the levels listed
+        assert error["details"] == {"field": "bots"}
+        assert "novice, club, expert" in error["message"] or "capacity" in error["message"]
+    assert client.get("/api/v1/rooms").json()["rooms"] == []  # nothing was created

@@ -10,12 +10,15 @@ import pytest
 
 from server.errors import RequestInvalid, ServerFull
 from server.race import RaceAuthority, RoomOptions
+from server.race.options import BotsOfLevel
 from server.race.timers import RaceConfig
 from server.race.views import RacerView
+from server.solver.levels import RATINGS
 from server.store.memory import MemoryStore
 
-FINAL_BY_PLAY = {"won", "resigned"}
-"""How a bot's result becomes final by its own play (never ``timed_out``)."""
+FINAL_BY_PLAY = {"won", "stuck"}
+"""How a bot's result becomes final by its own play: it wins, or has no move left
+(``stuck``, as a person; issue 38) — never ``resigned`` nor ``timed_out``."""
 
 
 @pytest.fixture
@@ -133,6 +136,11 @@ async def test_the_bots_option_is_checked(authority: RaceAuthority) -> None:
     assert invalid.value.details == {"field": "bots"}
     with pytest.raises(RequestInvalid):
         await authority.create_room(RoomOptions(bots=-1))
+    for bad in (("club", "grandmaster"), BotsOfLevel("master", 2), BotsOfLevel("club", 64),
+                ("club",) * 3):  # an unknown level, too many, no seat left (capacity 3)
+        with pytest.raises(RequestInvalid) as invalid:
+            await authority.create_room(RoomOptions(bots=bad, capacity=3))
+        assert invalid.value.details == {"field": "bots"}, bad
     await authority.create_room(RoomOptions(bots=3))
     with pytest.raises(ServerFull):  # this process runs 4 at most
         await authority.create_room(RoomOptions(bots=2))
@@ -195,3 +203,69 @@ async def test_a_series_ends_when_only_bots_are_left(authority: RaceAuthority) -
     assert (await authority.get_room(room.id)).rematch is None
     assert series.state == "stopped" and series.final and series.played == 1
     await _until(lambda: _is(authority.bots.running == 0))
+
+
+async def _race_alone(authority: RaceAuthority, options: RoomOptions) -> str:
+    """Create the room, start its bots alone (the host may) and wait for the end."""
+    room, host = await authority.create_room(options)
+    await authority.start(room.code, host)
+
+    async def over() -> bool:
+        return (await authority.get_room(room.id)).state == "over"
+
+    await _until(over, timeout=60)
+    return room.id
+
+
+async def test_bots_of_each_level_race_with_their_own_seed_and_show_their_level(
+        authority: RaceAuthority) -> None:
+    room_id = await _race_alone(authority, RoomOptions(
+        bots=("novice", "club", "expert"), countdown_s=0, time_limit_s=600, deal=123))
+    view = await authority.get_room(room_id)
+    assert [(r.name, r.bot_level, r.bot_rating) for r in view.racers] == [
+        ("bot-Ada", "novice", RATINGS["novice"]), ("bot-Bix", "club", RATINGS["club"]),
+        ("bot-Cog", "expert", RATINGS["expert"])]
+    for r in view.racers:  # each played to its end: won, or no move left (never resigned)
+        assert r.final and r.status in FINAL_BY_PLAY and r.moves > 0, r
+    standings = await authority.standings(room_id)
+    assert {s.name: s.bot_level for s in standings.standings} == {
+        "bot-Ada": "novice", "bot-Bix": "club", "bot-Cog": "expert"}
+    record, _, _ = await authority.applier.read(room_id)
+    seeds = [e.bot_seed for e in record.roster]  # drawn at seating, kept with the racer
+    assert all(isinstance(s, int) for s in seeds) and len(set(seeds)) == 3
+    assert "seed" not in view.model_dump_json()  # never shown
+
+
+async def test_bots_of_one_level_play_different_games_on_one_deal(
+        authority: RaceAuthority) -> None:
+    """The trial: three bots of one room played one game (deal 77: all three won in
+    66 moves at the same second). Each now draws its own seed at its seat."""
+    room_id = await _race_alone(authority, RoomOptions(
+        bots=BotsOfLevel("club", 3), countdown_s=0, time_limit_s=600, deal=77))
+    view = await authority.get_room(room_id)
+    assert [r.bot_level for r in view.racers] == ["club"] * 3
+    logs = [tuple(m for m, _ in (await authority.racer_log(room_id, r.id)).moves)
+            for r in view.racers]
+    assert len(set(logs)) == 3  # three games
+
+
+async def test_a_racer_with_no_move_left_who_concedes_is_stuck_not_resigned(
+        authority: RaceAuthority) -> None:
+    """A bot stuck with undo allowed concedes and shows ``stuck`` (above); so does a
+    person; one with moves left who resigns is ``resigned``."""
+    room, host = await authority.create_room(RoomOptions(countdown_s=0, deal=123))
+    ann, ann_token = await authority.join(room.code, "ann")
+    bob, bob_token = await authority.join(room.code, "bob")
+    await authority.start(room.code, host)
+    game = await authority.game(room.code, ann.id, ann_token)
+    while game.legal_moves:  # ann plays until no move is left (redeals included)
+        builds = [m for m in game.legal_moves if m != "r"] or game.legal_moves
+        ack = await authority.move(room.code, ann.id, ann_token, builds[0], game.version,
+                                   f"m{game.version}")
+        game = ack.game
+    assert game.status == "stuck" and not game.final  # undo allowed: not final by itself
+    assert (await authority.resign(room.code, ann.id, ann_token)).status == "stuck"
+    assert (await authority.resign(room.code, bob.id, bob_token)).status == "resigned"
+    standings = await authority.standings(room.code)
+    assert {s.name: (s.status, s.final) for s in standings.standings} == {
+        "ann": ("stuck", True), "bob": ("resigned", True)}

@@ -397,6 +397,22 @@ def test_resign_makes_the_result_final_as_it_stands() -> None:
     assert (view.foundation_cards, view.moves, view.reach_time_ms) == (1, 2, 4_000)
 
 
+def test_resign_with_no_move_left_is_stuck() -> None:
+    """The trial (issue 38): a bot with no move left showed ``resigned``. A racer
+    whose game is stuck (undo allowed, so not final by itself) who concedes is
+    ``stuck``, final — a person as a computer racer."""
+    rec = racer("a", status="stuck", log=[["16f", 4_000], ["10-6", 5_000]],
+                foundation_cards=1, reach_time_ms=4_000)
+    out = accepted(decided(load(room("racing"), rec=rec, racer_rev=2), Resign(CODE, "a", ADA)))
+    assert out.racer == rec.model_copy(update={"status": "stuck", "final": True,
+                                               "finished_ms": 10_000})
+    assert out.events == [{"type": "finished", "race_clock_ms": 10_000, "racer": "a",
+                           "status": "stuck"}]
+    assert (out.reply.status, out.reply.final) == ("stuck", True)
+    left = accepted(decided(load(room("racing"), rec=rec, racer_rev=2), Leave(CODE, "a", ADA)))
+    assert left.racer is not None and left.racer.status == "left"  # leaving stays left
+
+
 # -- TimeOut --------------------------------------------------------------------------
 
 def test_time_out_refusals() -> None:

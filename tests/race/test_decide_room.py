@@ -44,6 +44,7 @@ from server.race.quick_state import FILL_GRACE_MS
 from server.race.state import RacerRecord, RoomRecord, SeriesState
 from server.race.timers import race_ttl_ms
 from server.rules.commitment import deal_commitment
+from server.solver.levels import levels_mix
 
 from .decide_tables import (
     ADA,
@@ -450,8 +451,27 @@ def test_tick_lobby_alone_claims_computer_racers(capacity: int, bots: int, count
     assert new.state == "waiting" and new.quick.filling_ms == now
     assert new.model_copy(update={"quick": rm.quick}) == rm  # nothing else changes
     assert out.events == []
-    assert out.after == (RetireLobby("belle-lucie:0"), SeatBots(count))
+    # an anonymous racer alone: a mix of levels (issue 38)
+    assert out.after == (RetireLobby("belle-lucie:0"), SeatBots(levels_mix(count)))
     assert out.again
+
+
+@pytest.mark.parametrize(("band", "level"), [
+    pytest.param(0, "novice", id="a-new-player-band-0"),
+    pytest.param(4, "club", id="rating-20-to-25"),
+    pytest.param(6, "expert", id="rating-30-to-35"),
+    pytest.param(-3, "novice", id="below-every-level"),
+])
+def test_tick_lobby_alone_seats_a_players_bots_of_the_level_nearest_their_band(
+        band: int, level: str) -> None:
+    """A player alone in a quick lobby gets computer racers of the level whose
+    rating is nearest the lobby's band (width 5: band 4 is ratings 20–25)."""
+    ada = entry("a", "ada", 1, ADA, player="p-ada")
+    rm = room(racers=[ada], capacity=6, visibility="public",
+              quick=quick_state(alone_ms=CREATED, bots=3, band=band,
+                                slot=f"belle-lucie:{band}"))
+    out = accepted(decided(load(rm, now=CREATED + 30_000), Tick(CODE, bots_free=3)))
+    assert out.after == (RetireLobby(f"belle-lucie:{band}"), SeatBots((level,) * 3))
 
 
 def test_tick_lobby_alone_without_free_bots_races_alone() -> None:

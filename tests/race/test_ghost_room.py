@@ -145,3 +145,37 @@ async def test_a_ghost_that_ran_out_of_time_ends_at_its_recorded_end(
 
 async def _racing(authority: RaceAuthority, room_id: str) -> bool:
     return (await authority.get_room(room_id)).state == "racing"
+
+
+def _stuck_game() -> list[tuple[str, int]]:
+    """A novice bot's whole game on deal 2 (key :data:`KEY`) until no move is left,
+    a move every 10 ms."""
+    from server.rules import apply, deal, has_legal_move
+    from server.solver.levels import BotMind, level_move
+    from tests.records.games import RULES
+
+    mind, pos, moves = BotMind("novice", 1), deal(RULES, 2), []
+    while (move := level_move(*mind.ask(RULES, pos))) is not None:
+        mind.played(pos, move)
+        pos = apply(RULES, pos, move, KEY)
+        moves.append((str(move), 10 * (len(moves) + 1)))
+    assert pos.foundation_cards < 52 and not has_legal_move(RULES, pos)
+    return moves
+
+
+async def test_a_recorded_stuck_game_ends_stuck_again(ghosts: GhostRooms) -> None:
+    """A game that ended with no move left where undo was allowed is recorded
+    ``stuck`` (its racer conceded there, issue 38); its ghost concedes at the
+    same point, ``stuck`` again, and the race ends without waiting for the limit."""
+    moves = _stuck_game()
+    rec = record(moves, name="ada", status="stuck", finished_ms=moves[-1][1] + 50)
+    room, host, ghost = await ghosts.create(RoomOptions(countdown_s=0, time_limit_s=60), rec)
+    await ghosts.authority.start(room.code, host)
+
+    async def over() -> bool:
+        return (await ghosts.authority.get_room(room.id)).state == "over"
+
+    await _until(over, timeout=10)
+    (view,) = (await ghosts.authority.get_room(room.id)).racers
+    assert (view.id, view.status, view.final, view.moves) == (ghost.id, "stuck", True,
+                                                              len(moves))

@@ -50,6 +50,9 @@ def test_minimal_document_and_racer_view_result_import() -> None:
     doc["result"] |= {"id": "r1", "name": "ada", "join_order": 1, "ready": True, "final": True}
     rec = import_replay(doc)
     assert rec.name == "ada" and len(rec.moves) == 5
+    # a computer racer's replay, as the server answers it (issue 38: it was refused)
+    doc["result"] |= {"bot": True, "bot_level": "club", "bot_rating": 17.8}
+    assert import_replay(doc).name == "ada"
 
 
 @pytest.mark.parametrize(("change", "field"), [

@@ -23,7 +23,9 @@ function el(tag, attrs = {}, ...kids) {
   return e;
 }
 export { el, plural };
-export const botTag = (r) => (isBot(r) ? el("span", { class: "tag", text: T.bot }) : null);
+/** A computer racer's tag, its level and rating beside it ("bot · club ≈ 17.8"). */
+export const botTag = (r) => (isBot(r) ? el("span", { class: "bot-label" }, el("span", { class: "tag", text: T.bot }),
+  r.bot_level ? el("span", { class: "level", text: ` · ${r.bot_level}${typeof r.bot_rating === "number" ? ` ≈ ${r.bot_rating.toFixed(1)}` : ""}` }) : null) : null);
 
 /** The move text for a source ("3", "c2", or {merci: "5H"}) to a target ("f", "c", "7"). */
 export function moveText(src, target) {

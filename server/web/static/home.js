@@ -4,6 +4,9 @@ import { el, plural } from "./board.js";
 import { navigate } from "./nav.js";
 import { VARIANTS, variantName } from "./variants.js";
 
+/** The room option `bots` for `count` computer racers of `level` ("mix": the count alone). */
+export const botsOption = (count, level) => (level === "mix" || !count ? count : { level, count });
+
 function field(label, input, hint) {
   return el("div", { class: "field" }, el("label", { for: input.id, text: label }), input, hint ? el("small", { class: "muted", text: hint }) : null);
 }
@@ -38,6 +41,8 @@ export function mountHome(main) {
   const limit = select("time-limit", [3, 5, 10, 15, 30, 60].map((m) => [m * 60, `${m} min`]), {}, 900);
   const capacity = el("input", { id: "capacity", type: "number", min: "1", max: "64", value: "8" });
   const bots = el("input", { id: "bots", type: "number", min: "0", max: "7", value: "0" });
+  // their level (docs/protocol.md, "Computer racers"): a mix is the server's choice for a count
+  const botLevel = select("bot-level", [["mix", "A mix"], ["novice", "Novice"], ["club", "Club"], ["expert", "Expert"]]);
   const vis = select("visibility", [["public", "Public (listed)"], ["private", "Private (link only)"]]);
   const races = select("series", [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [n, n === 1 ? "One race" : `A series of ${n}`]));
   const hints = el("input", { id: "hints", type: "checkbox" });
@@ -48,7 +53,8 @@ export function mountHome(main) {
     el("div", { class: "grid2" },
       field("Variant", variant), el("div", { class: "field" }, el("label", { for: "deal-kind", text: "Deal" }), dealKind, dealNo),
       field("Time limit", limit), field("Seats", capacity),
-      field("Computer racers", bots, "run by the server: they race on if you leave"), field("Room", vis),
+      field("Computer racers", bots, "run by the server: they race on if you leave"),
+      field("Their level", botLevel, "a mix: 3 is one of each; novice < club < expert"), field("Room", vis),
       field("Races", races, "a series: the next race starts by itself")),
     el("div", { class: "checks" },
       el("label", {}, hints, " hints"), el("label", {}, winnable, " winnable deals only")),
@@ -58,7 +64,7 @@ export function mountHome(main) {
     const deal = dealKind.value === "number" ? dealNo.value.trim() : dealKind.value;
     try {
       await createAndJoin({ variant: variant.value, capacity: Number(capacity.value), time_limit_s: Number(limit.value),
-        visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, bots: Number(bots.value), deal,
+        visibility: vis.value, hints: hints.checked, winnable_only: winnable.checked, bots: botsOption(Number(bots.value), botLevel.value), deal,
         ...(races.value > 1 ? { series: { races: Number(races.value) } } : {}) }, name.value);
     } catch (err) { fail(err); }
   });
