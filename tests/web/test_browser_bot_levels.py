@@ -18,6 +18,7 @@ from bench._chromium import chromium, console_errors
 from server.solver.levels import RATINGS
 
 from ..conftest import ServerFactory
+from .page import board_version
 from .test_browser_race import css, js, text_of, until
 
 pytestmark = pytest.mark.timeout(150)
@@ -75,7 +76,7 @@ def test_the_create_form_chooses_the_bots_level(server_factory: ServerFactory,
         ["bot-Ada", _label("novice")], ["bot-Bix", _label("club")],
         ["bot-Cog", _label("expert")]]
     css(ada, "#start").click()
-    until(lambda: js(ada, "return window.__lucie.version") == 0, 15, message="the board")
+    until(lambda: board_version(ada) == 0, 15, message="the board")
     css(ada, "#resign").click()
     css(ada, "#resign-yes").click()
     deadline = time.monotonic() + 90
@@ -92,5 +93,5 @@ def test_the_create_form_chooses_the_bots_level(server_factory: ServerFactory,
         assert shown[f"{r['name']}bot{_label(level)}"] == r["status"], shown
     if any(r["status"] == "stuck" for r in bots):  # all three winning: a rare deal
         assert "stuck" in shown.values()
-    assert js(ada, "return window.__lucie.errors") == [] and console_errors(ada) == []
+    assert console_errors(ada) == []
     api.close()
