@@ -170,6 +170,7 @@ class ArchiveDb:
         self.check_attempt = duels.check_attempt
         self.add_attempt = duels.add_attempt
         self.duel_candidates = duels.duel_candidates
+        self.match_duel = duels.match_duel
         self.take_duel = duels.take_duel
         self.due_settlements = duels.due_settlements
         self.settle = duels.settle

@@ -113,9 +113,10 @@ class Challenges:
     # -- attempts ------------------------------------------------------------------
 
     async def _room(self, row: dict[str, Any], player: dict[str, Any], now: int
-                    ) -> tuple[dict[str, Any], RoomView, RacerView, str, str]:
+                    ) -> tuple[dict[str, Any], RacerView, str, str]:
         """An attempt's room with the player seated → the ``challenge_attempts``
-        row, the room as its racer sees it, the racer, its token, the host token."""
+        row, the racer, its token, the host token. The room as its racer sees
+        it is read once the attempt is stored (:meth:`_seen`)."""
         options = RoomOptions(
             variant=row["variant"], deal=int(row["deal_number"]),
             redeal_key=bytes.fromhex(row["redeal_key"]), capacity=1,
@@ -129,7 +130,12 @@ class Challenges:
         attempt = {"challenge_id": row["challenge_id"], "player_id": player["id"],
                    "name": player["name"], "room_id": room.id, "racer_id": racer.id,
                    "started_ms": now, "deadline_ms": deadline}
-        return attempt, await self.hosting.get_room(room.id, token), racer, token, host
+        return attempt, racer, token, host
+
+    async def _seen(self, attempt: dict[str, Any], token: str) -> RoomView:
+        """The attempt's room as its racer sees it (after the attempt is stored:
+        the archive knows its challenge open then without asking again)."""
+        return await self.hosting.get_room(attempt["room_id"], token)
 
     async def _abandon(self, room_id: str, host_token: str) -> None:
         """Close an attempt's room that lost its challenge (never started: no race)."""
@@ -139,12 +145,13 @@ class Challenges:
     async def create(self, player: dict[str, Any], variant: str,
                      deal: int | Literal["random"] = "random",
                      open_to: Literal["link", "rated"] = "link",
-                     expires_in_s: int | None = None, *, matched: bool = False
+                     expires_in_s: int | None = None, *, rating: float | None = None
                      ) -> ChallengeJoined:
         """A new challenge of ``variant`` and the creator's attempt at it.
         ``deal``: a deal number (link challenges only: a rated challenge is dealt
         at random), or random; ``expires_in_s``: its life (default
-        ``config.life_ms``).
+        ``config.life_ms``); ``rating``: the creator's, when the caller read it
+        already (``POST /duels``).
 
         :raises RequestInvalid: an unknown variant (``details.field``: ``variant``),
             a deal the variant has not or a chosen deal for a rated challenge
@@ -165,7 +172,8 @@ class Challenges:
                                      {"field": "expires_in_s"})
         now = await self.clock.now_ms()
         key, salt = secrets.token_bytes(32), new_deal_salt()
-        rating = await self.archive.player_rating(player["id"], variant)
+        if rating is None:
+            rating = await self.archive.player_rating(player["id"], variant)
         row = {
             "challenge_id": new_room_id(), "code": new_challenge_code(),
             "kind": open_to, "variant": rules.id, "deal_number": str(number),
@@ -176,12 +184,12 @@ class Challenges:
             "creator_rating": rating or 0.0, "created_ms": now,
             "expires_ms": now + (expires_in_s * 1000 if expires_in_s else self.config.life_ms),
             "state": "open", "played": 0, "settle_due": False}
-        attempt, room, racer, token, _ = await self._room(row, player, now)
+        attempt, racer, token, _ = await self._room(row, player, now)
         while not await self.archive.create_challenge(row, attempt):  # a code taken: redraw
             row["code"] = new_challenge_code()
         view = challenge_view({**row, "attempts": [attempt]}, player["id"])
-        return ChallengeJoined(challenge=view, room=room, racer=racer, token=token,
-                               matched=matched)
+        return ChallengeJoined(challenge=view, room=await self._seen(attempt, token),
+                               racer=racer, token=token, matched=False)
 
     async def attempt(self, ref: str, player: dict[str, Any]) -> ChallengeJoined:
         """The player's attempt at the challenge ``ref`` (id or code).
@@ -192,15 +200,16 @@ class Challenges:
         """
         now = await self.clock.now_ms()
         row = await self.archive.check_attempt(ref, player["id"], now)
-        attempt, room, racer, token, host = await self._room(row, player, now)
+        attempt, racer, token, host = await self._room(row, player, now)
         try:
             await self.archive.add_attempt(row["challenge_id"], attempt, now)
         except RaceError:
-            await self._abandon(room.id, host)
+            await self._abandon(attempt["room_id"], host)
             raise
         row["attempts"] = [*row["attempts"], attempt]
-        return ChallengeJoined(challenge=challenge_view(row, player["id"]), room=room,
-                               racer=racer, token=token, matched=False)
+        return ChallengeJoined(challenge=challenge_view(row, player["id"]),
+                               room=await self._seen(attempt, token), racer=racer,
+                               token=token, matched=False)
 
     async def duel(self, player: dict[str, Any], variant: str) -> ChallengeJoined:
         """A rated duel of ``variant``: an open one a player of a near rating
@@ -214,22 +223,22 @@ class Challenges:
         :raises ArchiveUnavailable, StoreUnavailable:
         """
         rules = _rules(variant)
-        rating = await self.archive.player_rating(player["id"], rules.id) or 0.0
         now = await self.clock.now_ms()
-        for row in await self.archive.duel_candidates(
-                rules.id, player["id"], rating, now, self.config.band_width,
-                self.config.widen_ms, 3):
-            attempt, room, racer, token, host = await self._room(row, player, now)
+        rating, candidates = await self.archive.match_duel(
+            rules.id, player["id"], now, self.config.band_width, self.config.widen_ms, 3)
+        for row in candidates:
+            attempt, racer, token, host = await self._room(row, player, now)
             try:
                 taken = await self.archive.take_duel(row["challenge_id"], attempt, now)
             except RaceError:
                 taken = False
             if taken:
                 row = {**row, "taker_id": player["id"], "attempts": [attempt]}
-                return ChallengeJoined(challenge=challenge_view(row, player["id"]), room=room,
-                                       racer=racer, token=token, matched=True)
-            await self._abandon(room.id, host)  # another caller took it first
-        return await self.create(player, rules.id, "random", "rated")
+                return ChallengeJoined(challenge=challenge_view(row, player["id"]),
+                                       room=await self._seen(attempt, token), racer=racer,
+                                       token=token, matched=True)
+            await self._abandon(attempt["room_id"], host)  # another caller took it first
+        return await self.create(player, rules.id, "random", "rated", rating=rating)
 
     # -- reads ---------------------------------------------------------------------
 

@@ -190,3 +190,20 @@ class ChallengeContract:
         assert [r["race"] for r in races] == [first["room_id"]]
         assert [c["challenge_id"] for c in await db.player_challenges(a, 10)] == [
             row["challenge_id"]]
+
+    async def test_the_nearest_come_first_from_above_and_below_then_the_oldest(
+            self, db: ArchiveDb) -> None:
+        me, _ = await new_player(db, "seeking")
+        made = {}
+        for name, rating, age in (("r10 old", 10.0, 3), ("r10 new", 10.0, 1), ("r13", 13.0, 2),
+                                  ("r8", 8.0, 2), ("r11.5", 11.5, 2), ("r30", 30.0, 0)):
+            maker, _ = await new_player(db, f"maker {name}")
+            row = challenge(maker, rating=rating, created=NOW - age * 3_600_000)
+            first = attempt(row, maker, now=row["created_ms"])
+            await db.create_challenge(row, first)
+            await db.write(attempt_race(row, first, 5, row["created_ms"] + 1000))
+            made[row["challenge_id"]] = name
+        ask = lambda n: db.duel_candidates("belle-lucie", me, 11.0, NOW, 5, 3_600_000, n)  # noqa: E731
+        assert [made[r["challenge_id"]] for r in await ask(5)] == [
+            "r11.5", "r10 old", "r10 new", "r13", "r8"]  # r30: 19 away, band 5 at age 0
+        assert [made[r["challenge_id"]] for r in await ask(2)] == ["r11.5", "r10 old"]
