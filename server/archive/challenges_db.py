@@ -22,27 +22,28 @@ service clock (``now``), passed in.
   (the duel's race, its ratings, the notifications) in the same
   transaction, so whichever process comes first does it, once, and a
   process killed halfway did nothing.
+
+Size: every challenge query in one class (the ``ChallengeArchive`` protocol's
+and the seal's), each a few statements; the matchmaking query is
+:mod:`server.archive.duel_match`, an attempt's result and a forgotten
+player's rows :mod:`server.archive.challenge_results`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
-    Float,
-    Integer,
-    String,
     and_,
-    bindparam,
     exists,
     func,
     insert,
     or_,
     select,
-    union_all,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -55,6 +56,7 @@ from server.errors import (
     ChallengeNotFound,
 )
 
+from .duel_match import candidates
 from .ratings import rating_of
 from .schema import challenge_attempts, challenges, notifications
 from .writing import race_rows, store_race
@@ -98,52 +100,9 @@ def _refuse(found: Any, player_id: str, played: bool, now: int) -> None:
         raise ChallengeClosed("a rated challenge is played by its creator and the rival the "
                               "matchmaker gives it (POST /duels)",
                               {"challenge": found.challenge_id, "state": found.state})
-
-
-def _candidates_query() -> Any:
-    """The statement of :func:`_candidates` (module level: built and compiled once),
-    with bind parameters ``variant``, ``player``, ``rating``, ``now``,
-    ``width``, ``widen`` and ``n``."""
-    rating, now = bindparam("rating", type_=Float), bindparam("now", type_=BigInteger)
-    player = bindparam("player", type_=String)
-    distance = func.abs(_c.creator_rating - rating)
-    steps = (now - _c.created_ms) // bindparam("widen", type_=BigInteger)  # whole steps
-    mine = exists().where(and_(_a.challenge_id == _c.challenge_id, _a.player_id == player))
-    cond = and_(
-        _c.kind == "rated", _c.variant == bindparam("variant", type_=String),
-        _c.state == "open", _c.offered_ms.is_not(None), _c.expires_ms > now,
-        _c.creator_id != player, or_(_c.taker_id.is_(None), _c.taker_until_ms < now), ~mine,
-        distance <= bindparam("width", type_=Float) * (1 + steps))
-    n = bindparam("n", type_=Integer)
-    up = (select(challenges).where(and_(cond, _c.creator_rating >= rating))
-          .order_by(_c.creator_rating, _c.created_ms).limit(n).subquery())
-    down = (select(challenges).where(and_(cond, _c.creator_rating < rating))
-            .order_by(_c.creator_rating.desc(), _c.created_ms).limit(n).subquery())
-    return union_all(select(up), select(down))
-
-
-_CANDIDATES = _candidates_query()
-
-
-async def _candidates(conn: AsyncConnection, variant: str, player_id: str, rating: float,
-                      now: int, width: float, widen_ms: int,
-                      limit: int) -> list[dict[str, Any]]:
-    """:meth:`ChallengeQueries.duel_candidates` on ``conn``.
-
-    Its shape keeps it fast with many open duels (``python -m bench duels``):
-    two walks of ``ix_challenges_duels`` (kind, variant, state, creator
-    rating) outward from ``rating`` — up, and down — each stopping at its
-    first ``limit`` duels that pass the filters, in one statement, merged by
-    distance here. Sorting every open duel of the variant by distance (each
-    one's band depends on its age, so no index range holds the band) read
-    them all: 7 ms and more with 10,000 open, against well under 1 ms.
-    """
-    found = await conn.execute(_CANDIDATES, {
-        "variant": variant, "player": player_id, "rating": float(rating), "now": now,
-        "width": float(width), "widen": widen_ms, "n": limit})
-    rows = [dict(r) for r in found.mappings().all()]
-    rows.sort(key=lambda r: (abs(r["creator_rating"] - rating), r["created_ms"]))
-    return rows[:limit]
+    if found.kind == "tiebreak" and player_id not in (found.creator_id, found.taker_id):
+        raise ChallengeClosed("a tie-break is played by the two players of its duel only",
+                              {"challenge": found.challenge_id, "state": found.state})
 
 
 class ChallengeQueries:
@@ -251,7 +210,7 @@ class ChallengeQueries:
         await self._ready()
         with self._guard():
             async with self.engine.connect() as conn:
-                return await _candidates(conn, variant, player_id, rating, now, width,
+                return await candidates(conn, variant, player_id, rating, now, width,
                                          widen_ms, limit)
 
     async def match_duel(self, variant: str, player_id: str, now: int, width: float,
@@ -263,7 +222,7 @@ class ChallengeQueries:
         with self._guard():
             async with self.engine.connect() as conn:
                 rating = await rating_of(conn, player_id, variant) or 0.0
-                return rating, await _candidates(conn, variant, player_id, rating, now,
+                return rating, await candidates(conn, variant, player_id, rating, now,
                                                  width, widen_ms, limit)
 
     async def take_duel(self, challenge_id: str, attempt: dict[str, Any], now: int) -> bool:
@@ -300,25 +259,44 @@ class ChallengeQueries:
                 return [await self._with_attempts(conn, dict(r)) for r in rows]
 
     async def settle(self, challenge_id: str, race: dict[str, Any], result: dict[str, Any],
-                     notes: list[dict[str, Any]], now: int) -> bool:
+                     notes: list[dict[str, Any]], now: int, *,
+                     tiebreak: dict[str, Any] | None = None,
+                     decides: tuple[str, dict[str, Any]] | None = None) -> bool:
         """Settle the duel: ``settled`` with ``result``, its race document
         ``race`` stored and rated (:func:`~server.archive.writing.store_race`:
-        figures, openskill ratings, the fair-play queue) and ``notes``
+        figures, openskill ratings, the fair-play queue; unrated when the
+        document says ``"rated": false`` — a tie-break's) and ``notes``
         (``{"player_id", "kind", "message"}``) kept — all in one transaction,
         by compare-and-set on the challenge's state: ``False`` when it was not
         due (settled or voided already: nothing written).
+
+        ``tiebreak``: a drawn duel's tie-break (a ``challenges`` row, no
+        attempt yet), made in the same transaction (its id or code taken:
+        nothing written, ``False`` — the next sweep draws new ones).
+        ``decides``: this is a tie-break; ``(duel id, the duel's result)`` —
+        the duel's result is replaced in the same transaction.
         :raises ArchiveUnavailable:"""
         await self._ready()
         row, racer_rows = race_rows(race)
-        with self._guard():
-            async with self.engine.begin() as conn:
-                got = await conn.execute(update(challenges).where(and_(
-                    _c.challenge_id == challenge_id, _c.state == "open", _c.settle_due))
-                    .values(state="settled", settle_due=False, closed_ms=now, result=result))
-                if not got.rowcount:
-                    return False
-                await store_race(conn, row, racer_rows, rated=True)
-                await self._notify(conn, challenge_id, notes, now)
+        try:
+            with self._guard():
+                async with self.engine.begin() as conn:
+                    got = await conn.execute(update(challenges).where(and_(
+                        _c.challenge_id == challenge_id, _c.state == "open", _c.settle_due))
+                        .values(state="settled", settle_due=False, closed_ms=now,
+                                result=result))
+                    if not got.rowcount:
+                        return False
+                    await store_race(conn, row, racer_rows, rated=bool(race.get("rated", True)))
+                    if tiebreak is not None and not (await conn.execute(
+                            _INSERT[self._dialect()], tiebreak)).rowcount:
+                        raise _Taken
+                    if decides is not None:
+                        await conn.execute(update(challenges).where(
+                            _c.challenge_id == decides[0]).values(result=decides[1]))
+                    await self._notify(conn, challenge_id, notes, now)
+        except _Taken:
+            return False
         self._wrote_closed(challenge_id)
         return True
 
@@ -387,17 +365,37 @@ class ChallengeQueries:
                     _n.player_id == player_id, ~_n.read)))).scalar_one())
 
     async def player_challenges(self, player_id: str, limit: int) -> list[dict[str, Any]]:
-        """The challenges the player made or attempted, newest first, with
-        their attempts; at most ``limit``. :raises ArchiveUnavailable:"""
+        """The challenges the player made, attempted or is to play (a drawn
+        duel's tie-break), newest first, with their attempts; at most
+        ``limit``. :raises ArchiveUnavailable:"""
         await self._ready()
         attempted = select(_a.challenge_id).where(_a.player_id == player_id)
         with self._guard():
             async with self.engine.connect() as conn:
                 rows = (await conn.execute(select(challenges).where(or_(
-                    _c.creator_id == player_id, _c.challenge_id.in_(attempted)))
+                    _c.creator_id == player_id, _c.challenge_id.in_(attempted),
+                    and_(_c.kind == "tiebreak", _c.taker_id == player_id)))
                     .order_by(_c.created_ms.desc(), _c.challenge_id)
                     .limit(limit))).mappings().all()
                 return [await self._with_attempts(conn, dict(r)) for r in rows]
+
+    async def attempt_racer(self, room_id: str, token: str) -> str | None:
+        """The racer of the attempt whose room is ``room_id`` when ``token`` is
+        that racer's (checked against its digest), else ``None``: an archived
+        attempt read by its own racer (the archive keeps no other token).
+        :raises ArchiveUnavailable:"""
+        if not token or len(room_id) > 64:
+            return None
+        await self._ready()
+        with self._guard():
+            async with self.engine.connect() as conn:
+                found = (await conn.execute(select(_a.racer_id, _a.token_digest).where(
+                    _a.room_id == room_id))).first()
+        presented = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+        if found is None or not found.token_digest \
+                or not hmac.compare_digest(presented, found.token_digest):
+            return None
+        return str(found.racer_id)
 
     async def challenge_closed(self, challenge_id: str) -> bool:
         """Whether the challenge is over (settled, void or closed): its
@@ -425,6 +423,10 @@ class ChallengeQueries:
         if closed:
             self._wrote_closed(challenge_id)
         return closed
+
+
+class _Taken(Exception):
+    """A new tie-break's id or code is taken: the settling's transaction undone."""
 
 
 class _Row:

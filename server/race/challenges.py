@@ -23,6 +23,10 @@ and survives restarts. The pure rules: :mod:`server.race.duel`.
 
 Time: ``clock`` (the service clock, or in tests one that moves) — a
 challenge's creation, expiry, age and its attempts' deadlines.
+
+Size: the one service of challenges (making, attempting, matching, reading,
+settling, expiring) in one class; its pure rules are :mod:`.duel`, its answers
+:mod:`.challenge_views`, what it needs of the rest :mod:`.challenge_ports`.
 """
 
 from __future__ import annotations
@@ -48,8 +52,15 @@ from .challenge_views import (
     NotificationView,
     challenge_view,
 )
-from .duel import closing_notes, duel_race, settle_notes
-from .ids import CODE_ALPHABET, new_deal_salt, new_room_id, random_deal_number
+from .duel import (
+    closing_notes,
+    duel_race,
+    settle_notes,
+    tiebreak_decides,
+    tiebreak_notes,
+    tiebreak_row,
+)
+from .ids import CODE_ALPHABET, new_deal_salt, new_room_id, random_deal_number, token_digest
 from .options import RoomOptions
 from .views import RacerView, RoomView
 
@@ -88,6 +99,14 @@ _SLACK_MS = 5 * 60 * 1000
 def new_challenge_code() -> str:
     """A fresh short code (``CODE_LENGTH`` characters of the room codes' alphabet)."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def _fresh_deal(variant: str) -> dict[str, str]:
+    """A random deal of ``variant`` with a fresh redeal key and deal salt, and
+    its commitment: the ``challenges`` row's deal columns."""
+    number, key, salt = random_deal_number(), secrets.token_bytes(32), new_deal_salt()
+    return {"deal_number": str(number), "redeal_key": key.hex(), "deal_salt": salt.hex(),
+            "deal_commitment": deal_commitment(variant, number, key, salt)}
 
 
 def _rules(variant: str) -> RuleSet:
@@ -129,7 +148,8 @@ class Challenges:
                     + row["time_limit_ms"] + _SLACK_MS)
         attempt = {"challenge_id": row["challenge_id"], "player_id": player["id"],
                    "name": player["name"], "room_id": room.id, "racer_id": racer.id,
-                   "started_ms": now, "deadline_ms": deadline}
+                   "started_ms": now, "deadline_ms": deadline,
+                   "token_digest": token_digest(token)}  # its own reads once archived
         return attempt, racer, token, host
 
     async def _seen(self, attempt: dict[str, Any], token: str) -> RoomView:
@@ -301,9 +321,25 @@ class Challenges:
             entry = race.room["roster"][0]
             sides.append((race.room, race.racers[entry["id"]]))
         doc, result = duel_race(row, sides[0], sides[1])
-        notes = settle_notes(row, by_player[row["taker_id"]]["name"], result)
-        return await self.archive.settle(row["challenge_id"], doc, result, notes,
-                                         await self.clock.now_ms())
+        now = await self.clock.now_ms()
+        if row["kind"] == "tiebreak":
+            duel = await self.archive.find_challenge(row["tiebreak_of"])
+            if duel is None or duel.get("result") is None:
+                log.error("tie-break %s: its duel %s is not settled", row["challenge_id"],
+                          row["tiebreak_of"])
+                return False
+            names = {pid: a["name"] for pid, a in by_player.items()}
+            return await self.archive.settle(
+                row["challenge_id"], doc, result, tiebreak_notes(row, names, result), now,
+                decides=(duel["challenge_id"], tiebreak_decides(duel["result"], result)))
+        tiebreak = None
+        if result["winner"] is None:  # a draw: rated so now, and a tie-break deal offered
+            tiebreak = tiebreak_row(row, new_room_id(), new_challenge_code(),
+                                    _fresh_deal(row["variant"]), now, self.config.life_ms)
+            result["tiebreak"] = tiebreak["challenge_id"]
+        notes = settle_notes(row, by_player[row["taker_id"]]["name"], result, tiebreak)
+        return await self.archive.settle(row["challenge_id"], doc, result, notes, now,
+                                         tiebreak=tiebreak)
 
     async def run(self, period_s: float) -> None:
         """:meth:`sweep` every ``period_s`` seconds until :meth:`stop` (it ends
