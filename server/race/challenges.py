@@ -10,7 +10,10 @@ challenge's deal and redeal key: the race clock and every check as in any
 race; it starts when its racer is ready. A **duel** is a rated challenge
 (``open_to: "rated"``): its creator plays it, then :meth:`Challenges.duel`
 hands it to one caller of a near rating (the band widening with the
-challenge's age), or gives the caller a fresh one.
+challenge's age), or gives the caller a fresh one. A duel settled as a
+draw gets a **tie-break** (``kind`` ``tiebreak``): a fresh deal for its two
+players, made in the settling's transaction, whose winner becomes the
+duel's (:mod:`server.race.duel`).
 
 Where things live: challenges, attempts and notifications in the archive
 database (:class:`ChallengeArchive`, which ``server.archive.ArchiveDb``
