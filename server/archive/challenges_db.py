@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -64,11 +63,8 @@ from .writing import race_rows, store_race
 __all__ = ["ChallengeQueries"]
 
 _Guard = Callable[[], Any]
-OPEN_TRUSTED_S = 1.0
-"""How long after storing an attempt at an open challenge this process takes it
-as open without asking (:meth:`ChallengeQueries.challenge_closed`)."""
 _KEPT = 10_000
-"""Challenge ids each of those memories holds at most (then it starts again)."""
+"""Closed challenges a process remembers at most (then it starts again)."""
 _c, _a, _n = challenges.c, challenge_attempts.c, notifications.c
 _INSERT = {"postgresql": postgresql.insert(challenges).on_conflict_do_nothing(),
            "sqlite": sqlite.insert(challenges).on_conflict_do_nothing()}
@@ -113,22 +109,13 @@ class ChallengeQueries:
         self.engine = engine
         self._ready = ready
         self._guard = guard
-        self._written_open: dict[str, float] = {}
-        """Challenge id → when (monotonic s) this process stored an attempt at it,
-        open then (:meth:`challenge_closed`)."""
         self._closed: set[str] = set()
         """Challenges this process read closed (a close is for good)."""
 
-    def _wrote_closed(self, challenge_id: str) -> None:
-        self._written_open.pop(challenge_id, None)
+    def _known_closed(self, challenge_id: str) -> None:
         if len(self._closed) > _KEPT:
             self._closed.clear()
         self._closed.add(challenge_id)
-
-    def _wrote_open(self, challenge_id: str) -> None:
-        if len(self._written_open) > _KEPT:
-            self._written_open.clear()
-        self._written_open[challenge_id] = time.monotonic()
 
     def _dialect(self) -> str:
         return "postgresql" if self.engine.dialect.name == "postgresql" else "sqlite"
@@ -144,7 +131,6 @@ class ChallengeQueries:
                 if not done.rowcount:
                     return False
                 await conn.execute(insert(challenge_attempts), attempt)
-        self._wrote_open(row["challenge_id"])
         return True
 
     async def find_challenge(self, ref: str) -> dict[str, Any] | None:
@@ -198,7 +184,6 @@ class ChallengeQueries:
                                             {"challenge": challenge_id})
                 done = await conn.execute(_ATTEMPT[self._dialect()], attempt)
                 _refuse(found, attempt["player_id"], not done.rowcount, now)
-        self._wrote_open(challenge_id)
 
     async def duel_candidates(self, variant: str, player_id: str, rating: float, now: int,
                               width: float, widen_ms: int, limit: int) -> list[dict[str, Any]]:
@@ -245,7 +230,6 @@ class ChallengeQueries:
                 if not done.rowcount:  # played it before: undo the hold
                     raise ChallengeAlreadyPlayed("you played this challenge already",
                                                  {"challenge": challenge_id})
-        self._wrote_open(challenge_id)
         return True
 
     async def due_settlements(self, limit: int) -> list[dict[str, Any]]:
@@ -297,7 +281,7 @@ class ChallengeQueries:
                     await self._notify(conn, challenge_id, notes, now)
         except _Taken:
             return False
-        self._wrote_closed(challenge_id)
+        self._known_closed(challenge_id)
         return True
 
     async def due_closings(self, now: int, limit: int) -> list[dict[str, Any]]:
@@ -328,7 +312,7 @@ class ChallengeQueries:
                 if not got.rowcount:
                     return False
                 await self._notify(conn, challenge_id, notes, now)
-        self._wrote_closed(challenge_id)
+        self._known_closed(challenge_id)
         return True
 
     @staticmethod
@@ -402,18 +386,11 @@ class ChallengeQueries:
         attempts are public then. A challenge not found is not (its rooms
         stay sealed). :raises ArchiveUnavailable:
 
-        Asked on every read of an attempt's room (its seal), so two answers
-        come without a query: a challenge read closed before (a close is for
-        good), and one this process stored an attempt at less than
-        ``OPEN_TRUSTED_S`` ago — open then, and it cannot close so soon (that
-        attempt is under way until its deadline, minutes ahead; a duel
-        settles only after its attempt's race): the new attempt's own first
-        reads (``POST /duels`` answers the room as its racer sees it)."""
+        Asked on reads of an attempt's room (its seal): a challenge this
+        process saw closed (or closed itself) is answered without a query —
+        a close is for good."""
         if challenge_id in self._closed:
             return True
-        wrote = self._written_open.get(challenge_id)
-        if wrote is not None and time.monotonic() - wrote < OPEN_TRUSTED_S:
-            return False
         await self._ready()
         with self._guard():
             async with self.engine.connect() as conn:
@@ -421,7 +398,7 @@ class ChallengeQueries:
                     _c.challenge_id == challenge_id))).scalar_one_or_none()
         closed = state is not None and state != "open"
         if closed:
-            self._wrote_closed(challenge_id)
+            self._known_closed(challenge_id)
         return closed
 
 

@@ -135,10 +135,9 @@ class Challenges:
     # -- attempts ------------------------------------------------------------------
 
     async def _room(self, row: dict[str, Any], player: dict[str, Any], now: int
-                    ) -> tuple[dict[str, Any], RacerView, str, str]:
+                    ) -> tuple[dict[str, Any], RoomView, RacerView, str, str]:
         """An attempt's room with the player seated → the ``challenge_attempts``
-        row, the racer, its token, the host token. The room as its racer sees
-        it is read once the attempt is stored (:meth:`_seen`)."""
+        row, the room as its racer sees it, the racer, its token, the host token."""
         options = RoomOptions(
             variant=row["variant"], deal=int(row["deal_number"]),
             redeal_key=bytes.fromhex(row["redeal_key"]), capacity=1,
@@ -153,12 +152,7 @@ class Challenges:
                    "name": player["name"], "room_id": room.id, "racer_id": racer.id,
                    "started_ms": now, "deadline_ms": deadline,
                    "token_digest": token_digest(token)}  # its own reads once archived
-        return attempt, racer, token, host
-
-    async def _seen(self, attempt: dict[str, Any], token: str) -> RoomView:
-        """The attempt's room as its racer sees it (after the attempt is stored:
-        the archive knows its challenge open then without asking again)."""
-        return await self.hosting.get_room(attempt["room_id"], token)
+        return attempt, await self.hosting.get_room(room.id, token), racer, token, host
 
     async def _abandon(self, room_id: str, host_token: str) -> None:
         """Close an attempt's room that lost its challenge (never started: no race)."""
@@ -207,12 +201,12 @@ class Challenges:
             "creator_rating": rating or 0.0, "created_ms": now,
             "expires_ms": now + (expires_in_s * 1000 if expires_in_s else self.config.life_ms),
             "state": "open", "played": 0, "settle_due": False}
-        attempt, racer, token, _ = await self._room(row, player, now)
+        attempt, room, racer, token, _ = await self._room(row, player, now)
         while not await self.archive.create_challenge(row, attempt):  # a code taken: redraw
             row["code"] = new_challenge_code()
         view = challenge_view({**row, "attempts": [attempt]}, player["id"])
-        return ChallengeJoined(challenge=view, room=await self._seen(attempt, token),
-                               racer=racer, token=token, matched=False)
+        return ChallengeJoined(challenge=view, room=room, racer=racer, token=token,
+                               matched=False)
 
     async def attempt(self, ref: str, player: dict[str, Any]) -> ChallengeJoined:
         """The player's attempt at the challenge ``ref`` (id or code).
@@ -223,16 +217,15 @@ class Challenges:
         """
         now = await self.clock.now_ms()
         row = await self.archive.check_attempt(ref, player["id"], now)
-        attempt, racer, token, host = await self._room(row, player, now)
+        attempt, room, racer, token, host = await self._room(row, player, now)
         try:
             await self.archive.add_attempt(row["challenge_id"], attempt, now)
         except RaceError:
-            await self._abandon(attempt["room_id"], host)
+            await self._abandon(room.id, host)
             raise
         row["attempts"] = [*row["attempts"], attempt]
-        return ChallengeJoined(challenge=challenge_view(row, player["id"]),
-                               room=await self._seen(attempt, token), racer=racer,
-                               token=token, matched=False)
+        return ChallengeJoined(challenge=challenge_view(row, player["id"]), room=room,
+                               racer=racer, token=token, matched=False)
 
     async def duel(self, player: dict[str, Any], variant: str) -> ChallengeJoined:
         """A rated duel of ``variant``: an open one a player of a near rating
@@ -250,17 +243,16 @@ class Challenges:
         rating, candidates = await self.archive.match_duel(
             rules.id, player["id"], now, self.config.band_width, self.config.widen_ms, 3)
         for row in candidates:
-            attempt, racer, token, host = await self._room(row, player, now)
+            attempt, room, racer, token, host = await self._room(row, player, now)
             try:
                 taken = await self.archive.take_duel(row["challenge_id"], attempt, now)
             except RaceError:
                 taken = False
             if taken:
                 row = {**row, "taker_id": player["id"], "attempts": [attempt]}
-                return ChallengeJoined(challenge=challenge_view(row, player["id"]),
-                                       room=await self._seen(attempt, token), racer=racer,
-                                       token=token, matched=True)
-            await self._abandon(attempt["room_id"], host)  # another caller took it first
+                return ChallengeJoined(challenge=challenge_view(row, player["id"]), room=room,
+                                       racer=racer, token=token, matched=True)
+            await self._abandon(room.id, host)  # another caller took it first
         return await self.create(player, rules.id, "random", "rated", rating=rating)
 
     # -- reads ---------------------------------------------------------------------

@@ -65,6 +65,11 @@ class Rooms:
 
         :raises ArchiveUnavailable: the challenges' database does not answer.
         """
+        if seen.kind == "racer" and visibility.phase(room) != "after the race":
+            # a seal changes nothing for its own racer before the race is over
+            # (it hides the redeal key and deal salt, hidden then anyway): no
+            # query — the attempt's first read (POST /duels), the racer's socket
+            return seen
         if room.challenge is None or (
                 self.seals is not None and await self.seals.challenge_closed(room.challenge)):
             return seen

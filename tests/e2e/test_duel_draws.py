@@ -11,7 +11,8 @@
 - forgetting a player anonymises them in challenges too;
 - an attempt's room counts against the address's waiting rooms;
 - an attempt's racer reads their own attempt once it is archived, while the
-  challenge is still open (the others still cannot).
+  challenge is still open (the others still cannot);
+- ``lucie verify`` checks a drawn duel's race by the duel's ranking.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
+from client_cli.cli import main
 from tests.conftest import ServerFactory
 
 from .challenge_flow import (
@@ -256,3 +258,10 @@ def test_an_attempts_racer_reads_it_once_archived_while_the_challenge_is_open(
         assert len(replay["moves"]) == cards
         table = api.get(reads["standings"], headers=bearer(token)).json()
         assert table["standings"][0]["foundation_cards"] == cards
+
+
+def test_lucie_verify_checks_a_drawn_duels_race(drawn: dict[str, Any],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    race = drawn["duel"]["result"]["race"]
+    assert main(["verify", race, "--server", drawn["url"]]) == 0, capsys.readouterr().out
+    assert "ranked as a duel" in capsys.readouterr().out
