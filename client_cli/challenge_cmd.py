@@ -70,9 +70,12 @@ def _result(c: dict[str, Any], me: str) -> str:
     r = c["result"]
     if r["winner"] is None:
         return "draw"
+    won = "won" if r["winner"] == me else "lost"
+    if r["decided_by"] == "tiebreak":
+        return f"{won} on the tie-break"
     by = (f"{r['margin_cards']} cards" if r["decided_by"] == "foundation_cards"
           else f"{(r['margin_ms'] or 0) / 1000:.1f} s")
-    return f"{'won' if r['winner'] == me else 'lost'} by {by}"
+    return f"{won} by {by}"
 
 
 async def list_challenges(url: str) -> int:
@@ -82,7 +85,8 @@ async def list_challenges(url: str) -> int:
     async with LucieClient(url) as client:
         mine = await client._call("GET", f"/players/{me.player_id}/challenges", token=me.key)
         told = await client._call("GET", f"/players/{me.player_id}/notifications", token=me.key)
-    rows = [[c["code"], "duel" if c["open_to"] == "rated" else "link", c["variant"],
+    kinds = {"rated": "duel", "tiebreak": "tie-break"}
+    rows = [[c["code"], kinds.get(c["open_to"], "link"), c["variant"],
              str(c["played"]), _result(c, me.player_id)] for c in mine["challenges"]]
     print_table(f"Challenges of {me.name}", ["code", "kind", "variant", "played", "result"],
                 rows)

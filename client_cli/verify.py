@@ -32,7 +32,9 @@ line to print), all of them whichever fail:
    the race view, the standings and the replays (each filed under its racer);
 5. ``standings`` — final; ranks 1 … n in the order of the race ranking
    (:func:`server.rules.ranking.ranking_key`), points as seed 003
-   (:func:`server.rules.ranking.race_points`), ``to_par`` from the par;
+   (:func:`server.rules.ranking.race_points`), ``to_par`` from the par; a
+   settled duel's race (``duel-…``) ranks by foundation cards then reach time
+   alone, a tie sharing its rank (:func:`server.rules.ranking.duel_key`);
 6. one per racer (:mod:`client_cli.verify_racer`) — the move log replayed on
    the engine against every view of the racer's result: the moves, the
    foundation cards, the reach time, the redeals and the merci used, the
@@ -49,7 +51,14 @@ from urllib.parse import quote
 
 from server.rules import RulesError, RuleSet
 from server.rules.commitment import deal_commitment
-from server.rules.ranking import RankingKey, race_points, ranking_key
+from server.rules.ranking import (
+    RankingKey,
+    duel_key,
+    is_duel_race,
+    race_points,
+    ranking_key,
+    shared_ranks,
+)
 
 from .errors import ApiError
 from .rest import LucieClient
@@ -241,7 +250,14 @@ def _standings(race: Race) -> Check:
         return Check(False, "standings: nobody is ranked")
     problems = [] if table.final else ["they are not final although the race is over"]
     ranks = [s.rank for s in lines]
-    if sorted(ranks) != list(range(1, len(lines) + 1)):
+    duel = is_duel_race(race.id)
+    if duel:  # a settled duel: foundation cards, then reach time; a tie shares a rank
+        shared = shared_ranks([duel_key(s.foundation_cards, s.reach_time_ms) for s in lines])
+        if ranks != shared:
+            problems.append(f"the ranks are {', '.join(map(str, ranks))}, a duel's ranking "
+                            f"(foundation cards, then reach time) gives "
+                            f"{', '.join(map(str, shared))}")
+    elif sorted(ranks) != list(range(1, len(lines) + 1)):
         problems.append(f"the ranks are {', '.join(map(str, ranks))}, not 1 to {len(lines)}")
     else:
         published = sorted(lines, key=lambda s: s.rank)
@@ -262,6 +278,9 @@ def _standings(race: Race) -> Check:
                             f"{table.par - s.foundation_cards}")
     if problems:
         return Check(False, "standings: " + "; ".join(problems))
+    if duel:
+        return Check(True, "standings: ranked as a duel (foundation cards, then reach time; "
+                     "a tie shares its rank), points as seed 003")
     return Check(True, f"standings: ranks 1 to {len(lines)} in the race ranking's order "
                  "(foundation cards, reach time, moves, join), points as seed 003")
 

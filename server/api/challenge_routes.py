@@ -6,6 +6,9 @@
 checks the player key where one is needed (``Authorization: Bearer <player
 key>``, through ``server.records.players.PlayerArchive``) and calls one
 method of ``app.state.challenges`` (:class:`server.race.challenges.Challenges`).
+Each route that hands out an attempt makes a room: it counts against the
+caller's address as any new room (``rest.new_room_slot``: the rooms it has
+waiting, the process's new rooms; docs/protocol.md, "Limits").
 :data:`CHALLENGE_ENDPOINTS` also feeds the OpenAPI document.
 """
 
@@ -30,7 +33,7 @@ from server.rules.deal import MAX_DEAL_NUMBER
 
 from .models import INTEGRAL, _whole_deal
 from .player_auth import as_player, resolve_player
-from .rest import Endpoint, bearer_token, routes
+from .rest import Endpoint, bearer_token, new_room_slot, routes
 
 __all__ = ["CHALLENGE_ENDPOINTS", "CreateChallenge", "DuelBody", "challenge_routes"]
 
@@ -92,8 +95,11 @@ async def _own(request: Request) -> dict[str, Any]:
 
 async def create_challenge(request: Request, body: CreateChallenge) -> ChallengeJoined:
     player = await _player(request, "a challenge")
-    return await _challenges(request).create(player, body.variant, body.deal, body.open_to,
-                                             body.expires_in_s)
+    counted = await new_room_slot(request)  # an attempt's room waits as any room
+    joined = await _challenges(request).create(player, body.variant, body.deal, body.open_to,
+                                               body.expires_in_s)
+    counted(joined.room.id)
+    return joined
 
 
 async def get_challenge(request: Request, _: None) -> ChallengeView:
@@ -104,12 +110,18 @@ async def get_challenge(request: Request, _: None) -> ChallengeView:
 
 async def attempt(request: Request, _: None) -> ChallengeJoined:
     player = await _player(request, "an attempt")
-    return await _challenges(request).attempt(request.path_params["challenge"], player)
+    counted = await new_room_slot(request)
+    joined = await _challenges(request).attempt(request.path_params["challenge"], player)
+    counted(joined.room.id)
+    return joined
 
 
 async def duel(request: Request, body: DuelBody) -> ChallengeJoined:
     player = await _player(request, "a duel")
-    return await _challenges(request).duel(player, body.variant)
+    counted = await new_room_slot(request)
+    joined = await _challenges(request).duel(player, body.variant)
+    counted(joined.room.id)
+    return joined
 
 
 async def my_challenges(request: Request, _: None) -> ChallengeList:

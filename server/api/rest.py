@@ -21,7 +21,6 @@ from starlette.routing import Route
 from server.errors import (
     RequestInvalid,
     RequestTooLarge,
-    RoomNotFound,
     UnsupportedMediaType,
     UpgradeRequired,
 )
@@ -162,16 +161,8 @@ async def new_room_slot(request: Request) -> Callable[[str], None]:
     :raises RateLimited, ServerFull:
     """
     admission: Admission = request.app.state.admission
-    authority = _authority(request)
     address = client_address(request)
-
-    async def still_waiting(room_id: str) -> bool:
-        try:
-            return (await authority.get_room(room_id)).state == "waiting"
-        except RoomNotFound:
-            return False
-
-    await admission.room_slot(address, still_waiting)
+    await admission.room_slot(address, _authority(request).still_waiting)
     return lambda room_id: admission.room_created(address, room_id)
 
 

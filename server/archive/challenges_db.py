@@ -22,14 +22,29 @@ service clock (``now``), passed in.
   (the duel's race, its ratings, the notifications) in the same
   transaction, so whichever process comes first does it, once, and a
   process killed halfway did nothing.
+
+Size: every challenge query in one class (the ``ChallengeArchive`` protocol's
+and the seal's), each a few statements; the matchmaking query is
+:mod:`server.archive.duel_match`, an attempt's result and a forgotten
+player's rows :mod:`server.archive.challenge_results`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import and_, exists, func, insert, or_, select, update
+from sqlalchemy import (
+    and_,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -40,12 +55,16 @@ from server.errors import (
     ChallengeNotFound,
 )
 
+from .duel_match import candidates
+from .ratings import rating_of
 from .schema import challenge_attempts, challenges, notifications
 from .writing import race_rows, store_race
 
 __all__ = ["ChallengeQueries"]
 
 _Guard = Callable[[], Any]
+_KEPT = 10_000
+"""Closed challenges a process remembers at most (then it starts again)."""
 _c, _a, _n = challenges.c, challenge_attempts.c, notifications.c
 _INSERT = {"postgresql": postgresql.insert(challenges).on_conflict_do_nothing(),
            "sqlite": sqlite.insert(challenges).on_conflict_do_nothing()}
@@ -77,6 +96,9 @@ def _refuse(found: Any, player_id: str, played: bool, now: int) -> None:
         raise ChallengeClosed("a rated challenge is played by its creator and the rival the "
                               "matchmaker gives it (POST /duels)",
                               {"challenge": found.challenge_id, "state": found.state})
+    if found.kind == "tiebreak" and player_id not in (found.creator_id, found.taker_id):
+        raise ChallengeClosed("a tie-break is played by the two players of its duel only",
+                              {"challenge": found.challenge_id, "state": found.state})
 
 
 class ChallengeQueries:
@@ -87,6 +109,13 @@ class ChallengeQueries:
         self.engine = engine
         self._ready = ready
         self._guard = guard
+        self._closed: set[str] = set()
+        """Challenges this process read closed (a close is for good)."""
+
+    def _known_closed(self, challenge_id: str) -> None:
+        if len(self._closed) > _KEPT:
+            self._closed.clear()
+        self._closed.add(challenge_id)
 
     def _dialect(self) -> str:
         return "postgresql" if self.engine.dialect.name == "postgresql" else "sqlite"
@@ -164,19 +193,22 @@ class ChallengeQueries:
         the challenge was made) — nearest rating first, then oldest; at most
         ``limit``. :raises ArchiveUnavailable:"""
         await self._ready()
-        distance = func.abs(_c.creator_rating - rating)
-        steps = (now - _c.created_ms) // widen_ms  # whole steps of widening
-        mine = exists().where(and_(_a.challenge_id == _c.challenge_id,
-                                   _a.player_id == player_id))
-        query = (select(challenges).where(and_(
-            _c.kind == "rated", _c.variant == variant, _c.state == "open",
-            _c.offered_ms.is_not(None), _c.expires_ms > now, _c.creator_id != player_id,
-            or_(_c.taker_id.is_(None), _c.taker_until_ms < now), ~mine,
-            distance <= width * (1 + steps)))
-            .order_by(distance, _c.created_ms).limit(limit))
         with self._guard():
             async with self.engine.connect() as conn:
-                return [dict(r) for r in (await conn.execute(query)).mappings().all()]
+                return await candidates(conn, variant, player_id, rating, now, width,
+                                         widen_ms, limit)
+
+    async def match_duel(self, variant: str, player_id: str, now: int, width: float,
+                         widen_ms: int, limit: int) -> tuple[float, list[dict[str, Any]]]:
+        """The player's rating in ``variant`` (mu − 3 sigma, 0 before a rated race
+        there) and their :meth:`duel_candidates`, read on one connection (``POST
+        /duels`` asks both). :raises ArchiveUnavailable:"""
+        await self._ready()
+        with self._guard():
+            async with self.engine.connect() as conn:
+                rating = await rating_of(conn, player_id, variant) or 0.0
+                return rating, await candidates(conn, variant, player_id, rating, now,
+                                                 width, widen_ms, limit)
 
     async def take_duel(self, challenge_id: str, attempt: dict[str, Any], now: int) -> bool:
         """Hand the duel to ``attempt``'s player (its taker until the attempt's
@@ -211,25 +243,45 @@ class ChallengeQueries:
                 return [await self._with_attempts(conn, dict(r)) for r in rows]
 
     async def settle(self, challenge_id: str, race: dict[str, Any], result: dict[str, Any],
-                     notes: list[dict[str, Any]], now: int) -> bool:
+                     notes: list[dict[str, Any]], now: int, *,
+                     tiebreak: dict[str, Any] | None = None,
+                     decides: tuple[str, dict[str, Any]] | None = None) -> bool:
         """Settle the duel: ``settled`` with ``result``, its race document
         ``race`` stored and rated (:func:`~server.archive.writing.store_race`:
-        figures, openskill ratings, the fair-play queue) and ``notes``
+        figures, openskill ratings, the fair-play queue; unrated when the
+        document says ``"rated": false`` — a tie-break's) and ``notes``
         (``{"player_id", "kind", "message"}``) kept — all in one transaction,
         by compare-and-set on the challenge's state: ``False`` when it was not
         due (settled or voided already: nothing written).
+
+        ``tiebreak``: a drawn duel's tie-break (a ``challenges`` row, no
+        attempt yet), made in the same transaction (its id or code taken:
+        nothing written, ``False`` — the next sweep draws new ones).
+        ``decides``: this is a tie-break; ``(duel id, the duel's result)`` —
+        the duel's result is replaced in the same transaction.
         :raises ArchiveUnavailable:"""
         await self._ready()
         row, racer_rows = race_rows(race)
-        with self._guard():
-            async with self.engine.begin() as conn:
-                got = await conn.execute(update(challenges).where(and_(
-                    _c.challenge_id == challenge_id, _c.state == "open", _c.settle_due))
-                    .values(state="settled", settle_due=False, closed_ms=now, result=result))
-                if not got.rowcount:
-                    return False
-                await store_race(conn, row, racer_rows, rated=True)
-                await self._notify(conn, challenge_id, notes, now)
+        try:
+            with self._guard():
+                async with self.engine.begin() as conn:
+                    got = await conn.execute(update(challenges).where(and_(
+                        _c.challenge_id == challenge_id, _c.state == "open", _c.settle_due))
+                        .values(state="settled", settle_due=False, closed_ms=now,
+                                result=result))
+                    if not got.rowcount:
+                        return False
+                    await store_race(conn, row, racer_rows, rated=bool(race.get("rated", True)))
+                    if tiebreak is not None and not (await conn.execute(
+                            _INSERT[self._dialect()], tiebreak)).rowcount:
+                        raise _Taken
+                    if decides is not None:
+                        await conn.execute(update(challenges).where(
+                            _c.challenge_id == decides[0]).values(result=decides[1]))
+                    await self._notify(conn, challenge_id, notes, now)
+        except _Taken:
+            return False
+        self._known_closed(challenge_id)
         return True
 
     async def due_closings(self, now: int, limit: int) -> list[dict[str, Any]]:
@@ -260,6 +312,7 @@ class ChallengeQueries:
                 if not got.rowcount:
                     return False
                 await self._notify(conn, challenge_id, notes, now)
+        self._known_closed(challenge_id)
         return True
 
     @staticmethod
@@ -296,28 +349,61 @@ class ChallengeQueries:
                     _n.player_id == player_id, ~_n.read)))).scalar_one())
 
     async def player_challenges(self, player_id: str, limit: int) -> list[dict[str, Any]]:
-        """The challenges the player made or attempted, newest first, with
-        their attempts; at most ``limit``. :raises ArchiveUnavailable:"""
+        """The challenges the player made, attempted or is to play (a drawn
+        duel's tie-break), newest first, with their attempts; at most
+        ``limit``. :raises ArchiveUnavailable:"""
         await self._ready()
         attempted = select(_a.challenge_id).where(_a.player_id == player_id)
         with self._guard():
             async with self.engine.connect() as conn:
                 rows = (await conn.execute(select(challenges).where(or_(
-                    _c.creator_id == player_id, _c.challenge_id.in_(attempted)))
+                    _c.creator_id == player_id, _c.challenge_id.in_(attempted),
+                    and_(_c.kind == "tiebreak", _c.taker_id == player_id)))
                     .order_by(_c.created_ms.desc(), _c.challenge_id)
                     .limit(limit))).mappings().all()
                 return [await self._with_attempts(conn, dict(r)) for r in rows]
 
+    async def attempt_racer(self, room_id: str, token: str) -> str | None:
+        """The racer of the attempt whose room is ``room_id`` when ``token`` is
+        that racer's (checked against its digest), else ``None``: an archived
+        attempt read by its own racer (the archive keeps no other token).
+        :raises ArchiveUnavailable:"""
+        if not token or len(room_id) > 64:
+            return None
+        await self._ready()
+        with self._guard():
+            async with self.engine.connect() as conn:
+                found = (await conn.execute(select(_a.racer_id, _a.token_digest).where(
+                    _a.room_id == room_id))).first()
+        presented = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+        if found is None or not found.token_digest \
+                or not hmac.compare_digest(presented, found.token_digest):
+            return None
+        return str(found.racer_id)
+
     async def challenge_closed(self, challenge_id: str) -> bool:
         """Whether the challenge is over (settled, void or closed): its
         attempts are public then. A challenge not found is not (its rooms
-        stay sealed). :raises ArchiveUnavailable:"""
+        stay sealed). :raises ArchiveUnavailable:
+
+        Asked on reads of an attempt's room (its seal): a challenge this
+        process saw closed (or closed itself) is answered without a query —
+        a close is for good."""
+        if challenge_id in self._closed:
+            return True
         await self._ready()
         with self._guard():
             async with self.engine.connect() as conn:
                 state = (await conn.execute(select(_c.state).where(
                     _c.challenge_id == challenge_id))).scalar_one_or_none()
-        return state is not None and state != "open"
+        closed = state is not None and state != "open"
+        if closed:
+            self._known_closed(challenge_id)
+        return closed
+
+
+class _Taken(Exception):
+    """A new tie-break's id or code is taken: the settling's transaction undone."""
 
 
 class _Row:

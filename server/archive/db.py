@@ -170,6 +170,7 @@ class ArchiveDb:
         self.check_attempt = duels.check_attempt
         self.add_attempt = duels.add_attempt
         self.duel_candidates = duels.duel_candidates
+        self.match_duel = duels.match_duel
         self.take_duel = duels.take_duel
         self.due_settlements = duels.due_settlements
         self.settle = duels.settle
@@ -179,6 +180,7 @@ class ArchiveDb:
         self.unread_notifications = duels.unread_notifications
         self.player_challenges = duels.player_challenges
         self.challenge_closed = duels.challenge_closed
+        self.attempt_racer = duels.attempt_racer
 
     async def player_rating(self, player_id: str, variant: str) -> float | None:
         """The player's rating in ``variant`` (quick races' bands): ``ratings.rating_of``."""

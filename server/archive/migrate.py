@@ -24,7 +24,7 @@ __all__ = ["HEAD", "MIGRATIONS", "current", "downgrade", "upgrade"]
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 """The Alembic script directory shipped inside the package."""
 
-HEAD = "0004"
+HEAD = "0005"
 """The newest revision (tests check the scripts agree)."""
 
 _LOCK_KEY = 20_2000

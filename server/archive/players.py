@@ -8,7 +8,8 @@ JSON-ready dicts shaped as ``server.api.player_models`` (docs/players.md).
 Cursors are opaque to clients: ``<ended_at_ms>.<race_id>`` of the last row
 shown, base64url; the next page holds the rows strictly older (then lower race
 id), newest first — stable while new races are archived. A history leaves out
-attempts at challenges still open (``challenge_results.sealed_races``).
+attempts at challenges still open, and those a settled duel's race holds
+(``challenge_results.unlisted``).
 
 Size: every player query in one class (the ``PlayerArchive`` protocol's),
 each a few statements; split, the cursor and rating helpers would be shared
@@ -29,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.errors import PlayerInvalidKey, PlayerNameTaken, PlayerNotFound, RequestInvalid
 
-from .challenge_results import sealed_races
+from .challenge_results import forget_in_challenges, unlisted
 from .ratings import PROVISIONAL_RACES, display_rating
 from .schema import archived_racers, player_variants, players, races, rating_history
 
@@ -138,7 +139,8 @@ class PlayerQueries:
         """Forget a player: the row goes (the name is free again), their ratings
         and rating history with it; in every archived race they raced, their
         racer is renamed :func:`anonymous_name` and unlinked (room record,
-        standings and racer row alike) — the other racers' rows stay as they were.
+        standings and racer row alike) — the other racers' rows stay as they were;
+        in challenges as well (``challenge_results.forget_in_challenges``).
         Returns ``(race id, racer id, new name)`` of each racer renamed (their
         live rooms, while they last, are renamed by the caller).
 
@@ -181,6 +183,7 @@ class PlayerQueries:
                             .where(and_(archived_racers.c.race_id == race_id,
                                         archived_racers.c.racer_id == racer_id))
                             .values(player_id=None, name=anonymous_name(racer_id)))
+                await forget_in_challenges(conn, player_id, anonymous_name)
                 for table in (rating_history, player_variants):
                     await conn.execute(delete(table).where(table.c.player_id == player_id))
                 await conn.execute(delete(players).where(players.c.player_id == player_id))
@@ -221,7 +224,7 @@ class PlayerQueries:
         """
         await self._ready()
         r, ra = archived_racers.c, races.c
-        cond = and_(r.player_id == player_id, r.race_id.not_in(sealed_races()))
+        cond = and_(r.player_id == player_id, ~unlisted(r.race_id))
         if cursor:
             ended, race_id = _uncursor(cursor)
             # the first bound is implied by the second; it lets the index seek to

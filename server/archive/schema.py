@@ -67,10 +67,11 @@ Fair play (migration ``0003``; docs/fair-play.md):
 
 Challenges and duels (migration ``0004``; docs/protocol.md, "Challenges and
 duels"): ``challenges`` (one deal played by several players one at a time;
-``kind`` ``link`` or ``rated`` — a duel; ``state`` ``open``, ``settled``,
-``void``, ``closed``), ``challenge_attempts`` (one per player and challenge:
-the attempt's room, then its result once its race is archived) and
-``notifications`` (what a player is told on their next visit):
+``kind`` ``link``, ``rated`` — a duel — or ``tiebreak`` — a drawn duel's
+tie-break, ``tiebreak_of`` its duel (migration ``0005``); ``state`` ``open``,
+``settled``, ``void``, ``closed``), ``challenge_attempts`` (one per player and challenge:
+the attempt's room and its racer's token digest, then its result once its race
+is archived) and ``notifications`` (what a player is told on their next visit):
 :mod:`server.archive.challenges_db`.
 """
 
@@ -248,6 +249,7 @@ challenges = Table(
     Column("settle_due", Boolean, nullable=False),
     Column("closed_ms", BigInteger, nullable=True),
     Column("result", JSON, nullable=True),
+    Column("tiebreak_of", String(32), nullable=True),
     Index("ix_challenges_duels", "kind", "variant", "state", "creator_rating"),
     Index("ix_challenges_due", "state", "expires_ms"),
     Index("ix_challenges_creator", "creator_id", "created_ms"),
@@ -269,6 +271,7 @@ challenge_attempts = Table(
     Column("reach_time_ms", BigInteger, nullable=True),
     Column("moves", Integer, nullable=True),
     Column("finished_at_ms", BigInteger, nullable=True),
+    Column("token_digest", String(64), nullable=True),
     Index("ix_challenge_attempts_player", "player_id", "started_ms"),
     Index("ix_challenge_attempts_race", "race_id"),
 )

@@ -17,7 +17,8 @@ never imports the archive's database layer (``server.archive``):
   ghosts). An archived race is over: the fair-play table's "after the race"
   column applies (:mod:`server.race.visibility`, viewer: a spectator — the
   archive keeps no tokens) — but for an attempt at a challenge still open,
-  sealed (``Rooms.seal``: ``challenge/hidden``).
+  sealed (``Rooms.seal``: ``challenge/hidden``) to all but its own racer,
+  whose token's digest the challenges keep (``Rooms.archived_seen``).
 """
 
 from __future__ import annotations
@@ -209,22 +210,23 @@ class Archived:
 
     async def get_room(self, ref: str, token: str | None = None) -> RoomView:
         """The archived race's room view (over; everyone sees what the "after
-        the race" column shows).
+        the race" column shows; a challenge's attempt: ``Rooms.archived_seen``).
 
         :raises RoomNotFound, ArchiveUnavailable:
         """
         room, racers, seq = await self.load(ref)
         view = await self.rooms.room_view(room, room.ended_ms or 0, racers,
-                                          await self.rooms.seal(room, SPECTATOR), seq=seq)
+                                          await self.rooms.archived_seen(room, token), seq=seq)
         return view
 
     async def standings(self, ref: str, token: str | None = None) -> Standings:
-        """Final standings of an archived race (``token`` is not kept: ignored).
+        """Final standings of an archived race (``token``: a challenge attempt's
+        own racer, ``Rooms.archived_seen``; other tokens are not kept: ignored).
 
         :raises RoomNotFound, ArchiveUnavailable, ChallengeHidden:
         """
         room, racers, _ = await self.load(ref)
-        visibility.check_room(await self.rooms.seal(room, SPECTATOR))
+        visibility.check_room(await self.rooms.archived_seen(room, token))
         return present.standings(room, self.rooms.racer_views(room, racers))
 
     async def race(self, ref: str) -> RaceView:
@@ -242,7 +244,7 @@ class Archived:
         :raises RoomNotFound, RacerNotFound, ArchiveUnavailable, ChallengeHidden:
         """
         room, _, racer = await self._racer(ref, racer_id)
-        seen = await self.rooms.seal(room, SPECTATOR)
+        seen = await self.rooms.archived_seen(room, token)
         visibility.check(room, "move log", seen)
         entry = room.entry(racer_id)
         assert entry is not None
@@ -260,7 +262,7 @@ class Archived:
         :raises RoomNotFound, RacerNotFound, ArchiveUnavailable:
         """
         room, _, racer = await self._racer(ref, racer_id)
-        visibility.check(room, "board", await self.rooms.seal(room, SPECTATOR))
+        visibility.check(room, "board", await self.rooms.archived_seen(room, token))
         game = self.cache.replay(room, racer.log)
         return present.game_view(racer, game, present.racer_status(room, racer), False,
                                  present.race_clock(room, room.ended_ms or 0))
@@ -278,7 +280,7 @@ class Archived:
             names = ", ".join(e.name for e in room.roster) or "nobody"
             raise err.RacerNotFound(f"no racer {racer!r} in room {room.code} (racers: {names})",
                                     {"racer": racer})
-        visibility.check(room, "move log", await self.rooms.seal(room, SPECTATOR))
+        visibility.check(room, "move log", await self.rooms.archived_seen(room, token))
         record = racers.get(entry.id) or RacerRecord(id=entry.id)
         moves = [(str(m), int(t)) for m, t in record.log]
         return RacerLog(

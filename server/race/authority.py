@@ -209,6 +209,19 @@ class RaceAuthority:
         """Where archived races are read from (``None``: none)."""
         return self.archived.source
 
+    async def still_waiting(self, ref: str) -> bool:
+        """Whether the live room ``ref`` waits for its start (an address's count
+        of waiting rooms, docs/protocol.md "Limits"): its state alone — no view,
+        so no seal either (a challenge's attempt counts too).
+
+        :raises StoreUnavailable:
+        """
+        try:
+            room, _, _ = await self.applier.read(ref)
+        except err.RoomNotFound:
+            return False
+        return room.state == "waiting"
+
     async def race(self, ref: str) -> RaceView:
         """A finished race by race id, room id or room code: from its live room
         while it lasts, then from the archive.

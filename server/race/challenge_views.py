@@ -60,7 +60,9 @@ class DuelResult(_View):
     """A settled duel: its winner, by what, and where its comparison is."""
 
     winner: str | None = Field(description="the winner's player id; null: a draw")
-    decided_by: Literal["foundation_cards", "reach_time", "tie"]
+    decided_by: Literal["foundation_cards", "reach_time", "tie", "tiebreak"] = Field(
+        description="tie: a draw (as many foundation cards, the same reach time); tiebreak: "
+                    "a draw whose tie-break deal named the winner")
     margin_cards: int = Field(description="foundation cards between the two")
     margin_ms: int | None = Field(description="reach time between the two (ms) when it "
                                   "decided, else null")
@@ -68,6 +70,9 @@ class DuelResult(_View):
                                   "(GET /races/{race}; rated once)")
     comparison: str = Field(description="path of the head-to-head view of the two games "
                                         "(GET …/rooms/{race}/compare/{a}/{b})")
+    tiebreak: str | None = Field(None, description="a drawn duel: the id of its tie-break "
+                                 "challenge (GET /challenges/{challenge}; its two players "
+                                 "play it), else null")
 
 
 class ChallengeView(_View):
@@ -80,9 +85,13 @@ class ChallengeView(_View):
     code: str = Field(description="short code (8 characters): usable wherever {challenge} is")
     link: str = Field(description="path of this challenge (GET, and POST …/attempts)")
     variant: str
-    open_to: Literal["link", "rated"] = Field(
+    open_to: Literal["link", "rated", "tiebreak"] = Field(
         description="link: anyone with its link, unrated; rated: a duel — its creator and "
-                    "one rival of a near rating the matchmaker gives it (POST /duels), rated")
+                    "one rival of a near rating the matchmaker gives it (POST /duels), rated; "
+                    "tiebreak: a drawn duel's tie-break — its two players only, unrated, its "
+                    "winner the duel's")
+    tiebreak_of: str | None = Field(description="a tie-break: the id of the duel it "
+                                    "decides, else null")
     deal_number: int | None = Field(description="null until you played yours or it closed")
     deal_commitment: str = Field(description="SHA-256 hex of the deal (\"Verifying a deal\")")
     redeal_key: str | None = Field(description="hex; null until the challenge closes")
@@ -124,7 +133,8 @@ class NotificationView(_View):
 
     id: int
     at_ms: int
-    kind: Literal["duel_settled", "duel_void", "challenge_closed"]
+    kind: Literal["duel_settled", "duel_void", "challenge_closed", "tiebreak_settled",
+                  "tiebreak_void"]
     challenge: str | None
     message: str
     read: bool = Field(description="listed before (this listing marks the rest read)")
@@ -155,7 +165,8 @@ def challenge_view(row: dict[str, Any], player_id: str | None) -> ChallengeView:
     return ChallengeView(
         id=row["challenge_id"], code=row["code"],
         link=f"/api/v1/challenges/{row['challenge_id']}", variant=row["variant"],
-        open_to=row["kind"], deal_number=int(row["deal_number"]) if shown else None,
+        open_to=row["kind"], tiebreak_of=row.get("tiebreak_of"),
+        deal_number=int(row["deal_number"]) if shown else None,
         deal_commitment=row["deal_commitment"],
         redeal_key=row["redeal_key"] if secret else None,
         deal_salt=row["deal_salt"] if secret else None,

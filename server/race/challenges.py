@@ -10,7 +10,10 @@ challenge's deal and redeal key: the race clock and every check as in any
 race; it starts when its racer is ready. A **duel** is a rated challenge
 (``open_to: "rated"``): its creator plays it, then :meth:`Challenges.duel`
 hands it to one caller of a near rating (the band widening with the
-challenge's age), or gives the caller a fresh one.
+challenge's age), or gives the caller a fresh one. A duel settled as a
+draw gets a **tie-break** (``kind`` ``tiebreak``): a fresh deal for its two
+players, made in the settling's transaction, whose winner becomes the
+duel's (:mod:`server.race.duel`).
 
 Where things live: challenges, attempts and notifications in the archive
 database (:class:`ChallengeArchive`, which ``server.archive.ArchiveDb``
@@ -23,6 +26,10 @@ and survives restarts. The pure rules: :mod:`server.race.duel`.
 
 Time: ``clock`` (the service clock, or in tests one that moves) — a
 challenge's creation, expiry, age and its attempts' deadlines.
+
+Size: the one service of challenges (making, attempting, matching, reading,
+settling, expiring) in one class; its pure rules are :mod:`.duel`, its answers
+:mod:`.challenge_views`, what it needs of the rest :mod:`.challenge_ports`.
 """
 
 from __future__ import annotations
@@ -48,8 +55,15 @@ from .challenge_views import (
     NotificationView,
     challenge_view,
 )
-from .duel import closing_notes, duel_race, settle_notes
-from .ids import CODE_ALPHABET, new_deal_salt, new_room_id, random_deal_number
+from .duel import (
+    closing_notes,
+    duel_race,
+    settle_notes,
+    tiebreak_decides,
+    tiebreak_notes,
+    tiebreak_row,
+)
+from .ids import CODE_ALPHABET, new_deal_salt, new_room_id, random_deal_number, token_digest
 from .options import RoomOptions
 from .views import RacerView, RoomView
 
@@ -90,6 +104,14 @@ def new_challenge_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+def _fresh_deal(variant: str) -> dict[str, str]:
+    """A random deal of ``variant`` with a fresh redeal key and deal salt, and
+    its commitment: the ``challenges`` row's deal columns."""
+    number, key, salt = random_deal_number(), secrets.token_bytes(32), new_deal_salt()
+    return {"deal_number": str(number), "redeal_key": key.hex(), "deal_salt": salt.hex(),
+            "deal_commitment": deal_commitment(variant, number, key, salt)}
+
+
 def _rules(variant: str) -> RuleSet:
     try:
         return RuleSet.from_json({"variant": variant})
@@ -128,7 +150,8 @@ class Challenges:
                     + row["time_limit_ms"] + _SLACK_MS)
         attempt = {"challenge_id": row["challenge_id"], "player_id": player["id"],
                    "name": player["name"], "room_id": room.id, "racer_id": racer.id,
-                   "started_ms": now, "deadline_ms": deadline}
+                   "started_ms": now, "deadline_ms": deadline,
+                   "token_digest": token_digest(token)}  # its own reads once archived
         return attempt, await self.hosting.get_room(room.id, token), racer, token, host
 
     async def _abandon(self, room_id: str, host_token: str) -> None:
@@ -139,12 +162,13 @@ class Challenges:
     async def create(self, player: dict[str, Any], variant: str,
                      deal: int | Literal["random"] = "random",
                      open_to: Literal["link", "rated"] = "link",
-                     expires_in_s: int | None = None, *, matched: bool = False
+                     expires_in_s: int | None = None, *, rating: float | None = None
                      ) -> ChallengeJoined:
         """A new challenge of ``variant`` and the creator's attempt at it.
         ``deal``: a deal number (link challenges only: a rated challenge is dealt
         at random), or random; ``expires_in_s``: its life (default
-        ``config.life_ms``).
+        ``config.life_ms``); ``rating``: the creator's, when the caller read it
+        already (``POST /duels``).
 
         :raises RequestInvalid: an unknown variant (``details.field``: ``variant``),
             a deal the variant has not or a chosen deal for a rated challenge
@@ -165,7 +189,8 @@ class Challenges:
                                      {"field": "expires_in_s"})
         now = await self.clock.now_ms()
         key, salt = secrets.token_bytes(32), new_deal_salt()
-        rating = await self.archive.player_rating(player["id"], variant)
+        if rating is None:
+            rating = await self.archive.player_rating(player["id"], variant)
         row = {
             "challenge_id": new_room_id(), "code": new_challenge_code(),
             "kind": open_to, "variant": rules.id, "deal_number": str(number),
@@ -181,7 +206,7 @@ class Challenges:
             row["code"] = new_challenge_code()
         view = challenge_view({**row, "attempts": [attempt]}, player["id"])
         return ChallengeJoined(challenge=view, room=room, racer=racer, token=token,
-                               matched=matched)
+                               matched=False)
 
     async def attempt(self, ref: str, player: dict[str, Any]) -> ChallengeJoined:
         """The player's attempt at the challenge ``ref`` (id or code).
@@ -214,11 +239,10 @@ class Challenges:
         :raises ArchiveUnavailable, StoreUnavailable:
         """
         rules = _rules(variant)
-        rating = await self.archive.player_rating(player["id"], rules.id) or 0.0
         now = await self.clock.now_ms()
-        for row in await self.archive.duel_candidates(
-                rules.id, player["id"], rating, now, self.config.band_width,
-                self.config.widen_ms, 3):
+        rating, candidates = await self.archive.match_duel(
+            rules.id, player["id"], now, self.config.band_width, self.config.widen_ms, 3)
+        for row in candidates:
             attempt, room, racer, token, host = await self._room(row, player, now)
             try:
                 taken = await self.archive.take_duel(row["challenge_id"], attempt, now)
@@ -229,7 +253,7 @@ class Challenges:
                 return ChallengeJoined(challenge=challenge_view(row, player["id"]), room=room,
                                        racer=racer, token=token, matched=True)
             await self._abandon(room.id, host)  # another caller took it first
-        return await self.create(player, rules.id, "random", "rated")
+        return await self.create(player, rules.id, "random", "rated", rating=rating)
 
     # -- reads ---------------------------------------------------------------------
 
@@ -292,9 +316,25 @@ class Challenges:
             entry = race.room["roster"][0]
             sides.append((race.room, race.racers[entry["id"]]))
         doc, result = duel_race(row, sides[0], sides[1])
-        notes = settle_notes(row, by_player[row["taker_id"]]["name"], result)
-        return await self.archive.settle(row["challenge_id"], doc, result, notes,
-                                         await self.clock.now_ms())
+        now = await self.clock.now_ms()
+        if row["kind"] == "tiebreak":
+            duel = await self.archive.find_challenge(row["tiebreak_of"])
+            if duel is None or duel.get("result") is None:
+                log.error("tie-break %s: its duel %s is not settled", row["challenge_id"],
+                          row["tiebreak_of"])
+                return False
+            names = {pid: a["name"] for pid, a in by_player.items()}
+            return await self.archive.settle(
+                row["challenge_id"], doc, result, tiebreak_notes(row, names, result), now,
+                decides=(duel["challenge_id"], tiebreak_decides(duel["result"], result)))
+        tiebreak = None
+        if result["winner"] is None:  # a draw: rated so now, and a tie-break deal offered
+            tiebreak = tiebreak_row(row, new_room_id(), new_challenge_code(),
+                                    _fresh_deal(row["variant"]), now, self.config.life_ms)
+            result["tiebreak"] = tiebreak["challenge_id"]
+        notes = settle_notes(row, by_player[row["taker_id"]]["name"], result, tiebreak)
+        return await self.archive.settle(row["challenge_id"], doc, result, notes, now,
+                                         tiebreak=tiebreak)
 
     async def run(self, period_s: float) -> None:
         """:meth:`sweep` every ``period_s`` seconds until :meth:`stop` (it ends

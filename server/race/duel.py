@@ -12,30 +12,34 @@ writes around it.
   the standings ranked by :func:`attempt_key`. The archive stores and rates
   it as any race (openskill, a tie a draw), keeps it in both players' history
   and head-to-head, and the comparison routes show it.
+- A **tie-break**: a duel settled as a draw is rated as a draw at once, and
+  its two players get a tie-break challenge (:func:`tiebreak_row`: a fresh
+  deal of the variant, theirs only, each plays it when they like within its
+  life). Settled like a duel (:func:`duel_race`, its race stored unrated),
+  its winner becomes the duel's (:func:`tiebreak_decides`); unplayed by
+  either, or drawn too, the duel stays a draw. Nothing is rated twice.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from server.rules.ranking import race_points
+from server.rules.ranking import DUEL_RACE_PREFIX, duel_key, race_points, shared_ranks
 
-__all__ = ["attempt_key", "closing_notes", "duel_race", "duel_race_id", "settle_notes"]
-
-
-def attempt_key(foundation_cards: int, reach_time_ms: int | None) -> tuple[int, int]:
-    """Sort key of an attempt (smaller is better): more cards, then earlier reach."""
-    return (-foundation_cards, reach_time_ms or 0)
+__all__ = ["attempt_key", "closing_notes", "duel_race", "duel_race_id", "settle_notes",
+           "tiebreak_decides", "tiebreak_notes", "tiebreak_row"]
 
 
-def ranks(keys: list[tuple[int, int]]) -> list[int]:
-    """Standard competition ranks of ``keys`` (1, 1, 3 …), in their order."""
-    return [1 + sum(other < key for other in keys) for key in keys]
+attempt_key = duel_key
+"""Sort key of an attempt (smaller is better): more cards, then earlier reach
+(:func:`server.rules.ranking.duel_key`)."""
+ranks = shared_ranks
+"""Standard competition ranks (1, 1, 3 …): :func:`server.rules.ranking.shared_ranks`."""
 
 
 def duel_race_id(challenge_id: str) -> str:
     """The race id of a settled duel."""
-    return f"duel-{challenge_id}"
+    return f"{DUEL_RACE_PREFIX}{challenge_id}"
 
 
 def _duration(room: dict[str, Any]) -> int:
@@ -91,8 +95,9 @@ def duel_race(challenge: dict[str, Any], first: tuple[dict[str, Any], dict[str, 
         "margin_ms": abs(a_reach - b_reach) if decided_by == "reach_time" else None,
         "race": race_id,
         "comparison": f"/api/v1/rooms/{race_id}/compare/{entries[0]['id']}/{entries[1]['id']}",
-        "players": [challenge["creator_id"], challenge["taker_id"]]}
-    doc = {"race_id": race_id, "room": room, "racers": racers, "seq": 0, "rated": True,
+        "tiebreak": None, "players": [challenge["creator_id"], challenge["taker_id"]]}
+    doc = {"race_id": race_id, "room": room, "racers": racers, "seq": 0,
+           "rated": challenge["kind"] != "tiebreak",
            "standings": {"final": True, "standings": standings, "par": None}}
     return doc, result
 
@@ -110,25 +115,86 @@ def _outcome(result: dict[str, Any], player_id: str) -> str:
     return ("you won " if result["winner"] == player_id else "you lost ") + _margin(result)
 
 
-def settle_notes(challenge: dict[str, Any], taker_name: str,
-                 result: dict[str, Any]) -> list[dict[str, Any]]:
+def settle_notes(challenge: dict[str, Any], taker_name: str, result: dict[str, Any],
+                 tiebreak: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """What the two players of a settled duel are told (``notifications`` rows
-    but the challenge and the time): "Bob played your duel: you won by 3 cards"."""
+    but the challenge and the time): "Bob played your duel: you won by 3
+    cards". ``tiebreak``: a draw's tie-break (its ``challenges`` row), named
+    to both."""
     variant, creator = challenge["variant"], challenge["creator_id"]
+    then = ""
+    if tiebreak is not None:
+        then = (f"; a tie-break deal decides the duel — play it before it expires (challenge "
+                f"{tiebreak['code']}, /api/v1/challenges/{tiebreak['challenge_id']})")
     return [
         {"player_id": creator, "kind": "duel_settled",
          "message": f"{taker_name} played your duel ({variant}): "
-                    f"{_outcome(result, creator)}"},
+                    f"{_outcome(result, creator)}{then}"},
         {"player_id": challenge["taker_id"], "kind": "duel_settled",
          "message": f"Your duel with {challenge['creator_name']} ({variant}) is settled: "
-                    f"{_outcome(result, challenge['taker_id'])}"}]
+                    f"{_outcome(result, challenge['taker_id'])}{then}"}]
+
+
+def tiebreak_row(duel: dict[str, Any], challenge_id: str, code: str, deal: dict[str, Any],
+                 now: int, life_ms: int) -> dict[str, Any]:
+    """The ``challenges`` row of a drawn duel's tie-break: a fresh deal
+    (``deal``: ``deal_number`` text, ``redeal_key``, ``deal_salt``,
+    ``deal_commitment``) of the duel's variant, for the duel's two players
+    only (its creator and taker, as the duel's), open ``life_ms`` from ``now``,
+    no attempt yet: each plays it when they like."""
+    return {
+        "challenge_id": challenge_id, "code": code, "kind": "tiebreak",
+        "variant": duel["variant"], **deal, "time_limit_ms": duel["time_limit_ms"],
+        "creator_id": duel["creator_id"], "creator_name": duel["creator_name"],
+        "creator_rating": duel["creator_rating"], "created_ms": now,
+        "expires_ms": now + life_ms, "state": "open", "played": 0, "offered_ms": None,
+        "taker_id": duel["taker_id"], "taker_until_ms": None, "settle_due": False,
+        "closed_ms": None, "result": None, "tiebreak_of": duel["challenge_id"]}
+
+
+def tiebreak_decides(duel_result: dict[str, Any], tiebreak: dict[str, Any]
+                     ) -> dict[str, Any]:
+    """The drawn duel's result once its tie-break (``tiebreak``: the tie-break's
+    result) is settled: the tie-break's winner wins the duel (``decided_by``
+    ``tiebreak``); a tie-break drawn too leaves the duel a draw. The duel's
+    race, margins and comparison stay its own (the duel was rated as a draw
+    when it settled: nothing is rated again)."""
+    if tiebreak["winner"] is None:
+        return dict(duel_result)
+    return {**duel_result, "winner": tiebreak["winner"], "decided_by": "tiebreak"}
+
+
+def tiebreak_notes(challenge: dict[str, Any], names: dict[str, str],
+                   result: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the two players of a settled tie-break are told (``names``: player
+    id → name): "The tie-break of your duel with Bob (belle-lucie): you won by
+    3 cards — the duel is yours"."""
+    out = []
+    for me, other in ((challenge["creator_id"], challenge["taker_id"]),
+                      (challenge["taker_id"], challenge["creator_id"])):
+        if result["winner"] is None:
+            verdict = "a draw again (as many cards, at the same time): the duel stays a draw"
+        elif result["winner"] == me:
+            verdict = f"you won {_margin(result)} — the duel is yours"
+        else:
+            verdict = f"you lost {_margin(result)} — the duel is {names[other]}'s"
+        out.append({"player_id": me, "kind": "tiebreak_settled",
+                    "message": f"The tie-break of your duel with {names[other]} "
+                               f"({challenge['variant']}): {verdict}"})
+    return out
 
 
 def closing_notes(challenge: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     """The state an expired challenge closes as and what its creator is told:
-    a duel is ``void`` (nobody completed it: unrated), a link challenge
+    a duel is ``void`` (nobody completed it: unrated), a tie-break ``void``
+    too (both its players told: the duel stays a draw), a link challenge
     ``closed`` (its results stand)."""
     variant, played = challenge["variant"], challenge["played"]
+    if challenge["kind"] == "tiebreak":
+        return "void", [{"player_id": pid, "kind": "tiebreak_void",
+                         "message": f"The tie-break of your duel ({variant}) expired before "
+                                    "you both played it: the duel stays a draw"}
+                        for pid in (challenge["creator_id"], challenge["taker_id"])]
     if challenge["kind"] == "rated":
         return "void", [{"player_id": challenge["creator_id"], "kind": "duel_void",
                          "message": f"Your duel ({variant}) expired before a rival played "

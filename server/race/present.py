@@ -16,6 +16,7 @@ from server.rules.cards import CARD_TEXTS, SUITS
 from server.rules.position import EMPTY_CELL
 from server.solver.levels import LEVELS, RATINGS, Level, level_of
 
+from .duel import duel_race_id
 from .ranking import standings as rank_standings
 from .state import RacerRecord, RoomRecord, RosterEntry
 from .trusted import trusted
@@ -152,7 +153,8 @@ def standings(room: RoomRecord, views: list[RacerView]) -> Standings:
     """The ranked table (rules.md, "Race ranking"), with ``to_par`` when the
     room knows its par; ``final`` once the race is over. One place for the
     ``race_over`` event and ``GET …/standings``, so both always agree."""
-    table = rank_standings(views)
+    table = rank_standings(views, duel=room.challenge is not None
+                           and room.id == duel_race_id(room.challenge))
     if room.par is not None:
         table = [s.model_copy(update={"to_par": room.par - s.foundation_cards})
                  for s in table]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from server.rules.ranking import race_points, ranking_key
+from server.rules.ranking import duel_key, race_points, ranking_key, shared_ranks
 
 from .views import RacerView, Standing
 
@@ -27,15 +27,24 @@ def points(racer: RacerView) -> int:
     return race_points(racer.foundation_cards, racer.status == "won", racer.reach_time_ms)
 
 
-def standings(racers: Iterable[RacerView]) -> list[Standing]:
-    """Ranked standings, rank 1 first (ranks are unique: join order breaks ties)."""
-    ordered = sorted(racers, key=rank_key)
+def standings(racers: Iterable[RacerView], *, duel: bool = False) -> list[Standing]:
+    """Ranked standings, rank 1 first (ranks are unique: join order breaks ties).
+    ``duel``: a settled duel's race — ranked by foundation cards then reach
+    time alone, equal on both the same rank (a draw, as the duel's result),
+    listed in join order within a rank (:func:`server.rules.ranking.duel_key`)."""
+    if duel:
+        given = list(racers)
+        placed = shared_ranks([duel_key(r.foundation_cards, r.reach_time_ms) for r in given])
+        order = sorted(zip(placed, given, strict=True),
+                       key=lambda pr: (pr[0], pr[1].join_order or 0))
+    else:
+        order = list(enumerate(sorted(racers, key=rank_key), 1))
     return [
         Standing(
-            rank=i, racer=r.id, name=r.name, foundation_cards=r.foundation_cards,
+            rank=rank, racer=r.id, name=r.name, foundation_cards=r.foundation_cards,
             reach_time_ms=r.reach_time_ms, moves=r.moves, join_order=r.join_order,
             status=r.status, final=r.final, points=points(r), bot_level=r.bot_level,
             bot_rating=r.bot_rating,
         )
-        for i, r in enumerate(ordered, 1)
+        for rank, r in order
     ]

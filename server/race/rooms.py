@@ -39,6 +39,14 @@ class ChallengeSeals(Protocol):
         """
         ...
 
+    async def attempt_racer(self, room_id: str, token: str) -> str | None:
+        """The racer of the attempt in room ``room_id`` when ``token`` is theirs
+        (the archive keeps its digest), else ``None``.
+
+        :raises ArchiveUnavailable:
+        """
+        ...
+
 
 class Rooms:
     """Room and racer reads over one store and the process's :class:`RaceCache`;
@@ -57,10 +65,30 @@ class Rooms:
 
         :raises ArchiveUnavailable: the challenges' database does not answer.
         """
+        if seen.kind == "racer" and visibility.phase(room) != "after the race":
+            # a seal changes nothing for its own racer before the race is over
+            # (it hides the redeal key and deal salt, hidden then anyway): no
+            # query — the attempt's first read (POST /duels), the racer's socket
+            return seen
         if room.challenge is None or (
                 self.seals is not None and await self.seals.challenge_closed(room.challenge)):
             return seen
         return dataclasses.replace(seen, sealed=True)
+
+    async def archived_seen(self, room: RoomRecord, token: str | None) -> Seen:
+        """Who ``token`` is in an archived race: a spectator (the archive keeps no
+        tokens) — but for a challenge's attempt, whose racer's token digest the
+        challenges keep: its own racer reads it as in its live room, sealed
+        while the challenge is open (:meth:`seal`).
+
+        :raises ArchiveUnavailable:
+        """
+        seen = SPECTATOR
+        if token and room.challenge is not None and self.seals is not None:
+            racer = await self.seals.attempt_racer(room.id, token)
+            if racer is not None:
+                seen = Seen("racer", racer)
+        return await self.seal(room, seen)
 
     async def resolve(self, ref: str) -> str:
         """The room id of ``ref`` (an id, or a short code of a live room)."""

@@ -9,7 +9,12 @@ they can never disagree. Pure: no clock, no I/O.
 
 from __future__ import annotations
 
-__all__ = ["RankingKey", "race_points", "ranking_key"]
+__all__ = ["DUEL_RACE_PREFIX", "RankingKey", "duel_key", "is_duel_race", "race_points",
+           "ranking_key", "shared_ranks"]
+
+DUEL_RACE_PREFIX = "duel-"
+"""A settled duel's race id is this and its challenge's id (16 characters, as a
+room id: a room's own race id never has this form)."""
 
 RankingKey = tuple[int, int, int, int]
 
@@ -37,3 +42,24 @@ def race_points(foundation_cards: int, won: bool, reach_time_ms: int | None) -> 
     if won:
         score += 500 + max(0, 1200 - (reach_time_ms or 0) // 1000)
     return score
+
+
+def duel_key(foundation_cards: int, reach_time_ms: int | None) -> tuple[int, int]:
+    """Sort key of a duel's result (rules.md, "Race ranking", its first two
+    keys; smaller is better): more foundation cards, then the earlier reach
+    time (``None`` counts as 0). Equal on both, a draw: a duel (two attempts
+    played apart, docs/protocol.md "Challenges and duels") is not decided by
+    moves nor by who played first."""
+    return (-foundation_cards, reach_time_ms or 0)
+
+
+def shared_ranks(keys: list[tuple[int, int]]) -> list[int]:
+    """Standard competition ranks of ``keys`` (1, 1, 3 …), in their order:
+    equal keys share a rank."""
+    return [1 + sum(other < key for other in keys) for key in keys]
+
+
+def is_duel_race(race_id: str) -> bool:
+    """Whether ``race_id`` is a settled duel's race (ranked by :func:`duel_key`,
+    ties sharing a rank)."""
+    return race_id.startswith(DUEL_RACE_PREFIX) and len(race_id) == len(DUEL_RACE_PREFIX) + 16

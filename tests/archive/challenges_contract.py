@@ -9,16 +9,18 @@ matchmaker's band, and histories sealed while a challenge is open."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 from typing import Any
 
 import pytest
-from sqlalchemy import inspect
+from sqlalchemy import inspect, select
 
 from server.archive import ArchiveDb
 from server.archive import migrate as mig
+from server.archive.schema import players
 from server.errors import ChallengeAlreadyPlayed, ChallengeClosed, ChallengeExpired
-from server.race.duel import duel_race
+from server.race.duel import duel_race, tiebreak_decides, tiebreak_row
 
 from .players_contract import linked_race, new_player
 
@@ -68,6 +70,12 @@ async def _settled_doc(db: ArchiveDb, cid: str) -> tuple[dict[str, Any], dict[st
     return duel_race(row, sides[0], sides[1])
 
 
+async def _digest(db: ArchiveDb, player_id: str) -> str:
+    async with db.engine.connect() as conn:
+        return str((await conn.execute(select(players.c.key_digest).where(
+            players.c.player_id == player_id))).scalar_one())
+
+
 class ChallengeContract:
     """Challenges in the archive (a ``db`` fixture: migrated, empty)."""
 
@@ -79,7 +87,7 @@ class ChallengeContract:
         assert "challenges" not in tables
         assert await db.write(doc)
         await mig.upgrade(db.engine)
-        assert await mig.current(db.engine) == mig.HEAD == "0004"
+        assert await mig.current(db.engine) == mig.HEAD == "0005"
         assert await db.find_race(doc["race_id"]) is not None
         a, _ = await new_player(db, "upgraded")
         row = challenge(a)
@@ -119,10 +127,12 @@ class ChallengeContract:
         assert await db.write(attempt_race(row, first, 7, NOW + 1000)) is False  # once
         (offered,) = await db.duel_candidates("belle-lucie", b, 0.0, NOW, 5, 3_600_000, 5)
         assert offered["played"] == 1 and offered["offered_ms"] == NOW + 1000
-        second = attempt(row, b)
-        took = await asyncio.gather(db.take_duel(row["challenge_id"], second, NOW),
-                                    db.take_duel(row["challenge_id"], attempt(row, c), NOW))
-        assert took == [True, False]
+        racing = [attempt(row, b), attempt(row, c)]
+        took = await asyncio.gather(*(db.take_duel(row["challenge_id"], x, NOW)
+                                      for x in racing))
+        assert sorted(took) == [False, True]  # one taker, whichever got there first
+        second = racing[took.index(True)]
+        b = second["player_id"]
         assert await db.due_settlements(10) == []
         await db.write(attempt_race(row, second, 3, NOW + 2000))
         doc, result = await _settled_doc(db, row["challenge_id"])
@@ -190,3 +200,110 @@ class ChallengeContract:
         assert [r["race"] for r in races] == [first["room_id"]]
         assert [c["challenge_id"] for c in await db.player_challenges(a, 10)] == [
             row["challenge_id"]]
+
+    async def test_the_nearest_come_first_from_above_and_below_then_the_oldest(
+            self, db: ArchiveDb) -> None:
+        me, _ = await new_player(db, "seeking")
+        made = {}
+        for name, rating, age in (("r10 old", 10.0, 3), ("r10 new", 10.0, 1), ("r13", 13.0, 2),
+                                  ("r8", 8.0, 2), ("r11.5", 11.5, 2), ("r30", 30.0, 0)):
+            maker, _ = await new_player(db, f"maker {name}")
+            row = challenge(maker, rating=rating, created=NOW - age * 3_600_000)
+            first = attempt(row, maker, now=row["created_ms"])
+            await db.create_challenge(row, first)
+            await db.write(attempt_race(row, first, 5, row["created_ms"] + 1000))
+            made[row["challenge_id"]] = name
+        ask = lambda n: db.duel_candidates("belle-lucie", me, 11.0, NOW, 5, 3_600_000, n)  # noqa: E731
+        assert [made[r["challenge_id"]] for r in await ask(5)] == [
+            "r11.5", "r10 old", "r10 new", "r13", "r8"]  # r30: 19 away, band 5 at age 0
+        assert [made[r["challenge_id"]] for r in await ask(2)] == ["r11.5", "r10 old"]
+
+    async def _drawn(self, db: ArchiveDb) -> tuple[str, str, str, dict[str, Any], dict[str, Any]]:
+        """A duel of two players settled as a draw with its tie-break → the
+        two players' ids and keys' owner, the duel row, the tie-break row."""
+        a, _ = await new_player(db, "draw maker " + secrets.token_hex(2))
+        b, _ = await new_player(db, "draw taker " + secrets.token_hex(2))
+        row = challenge(a)
+        first = attempt(row, a)
+        await db.create_challenge(row, first)
+        await db.write(attempt_race(row, first, 6, NOW + 1000))
+        second = attempt(row, b)
+        assert await db.take_duel(row["challenge_id"], second, NOW)
+        await db.write(attempt_race(row, second, 6, NOW + 2000))
+        doc, result = await _settled_doc(db, row["challenge_id"])
+        assert result["winner"] is None and result["decided_by"] == "tie"
+        duel = {**row, "taker_id": b}
+        tiebreak = tiebreak_row(duel, "t" + secrets.token_hex(7), secrets.token_hex(4).upper(),
+                                {"deal_number": "77", "redeal_key": "ef" * 32,
+                                 "deal_salt": "11" * 16, "deal_commitment": "cd" * 32},
+                                NOW + 3000, 7 * DAY)
+        result["tiebreak"] = tiebreak["challenge_id"]
+        return a, b, doc["race_id"], {"doc": doc, "result": result, "row": row}, tiebreak
+
+    async def test_a_draw_makes_its_tiebreak_once_and_the_tiebreak_decides_the_duel(
+            self, db: ArchiveDb) -> None:
+        a, b, duel_race_id, duel, tiebreak = await self._drawn(db)
+        cid = duel["row"]["challenge_id"]
+        taken = dict(tiebreak, code=duel["row"]["code"])  # a code taken: nothing written
+        assert not await db.settle(cid, duel["doc"], duel["result"], [], NOW, tiebreak=taken)
+        assert (await db.find_challenge(cid))["state"] == "open"  # type: ignore[index]
+        done = await asyncio.gather(*(db.settle(cid, duel["doc"], duel["result"], [], NOW,
+                                                tiebreak=tiebreak) for _ in range(3)))
+        assert sorted(done) == [False, False, True]
+        for pid in (a, b):  # rated once, as a draw
+            assert [p["race"] for p in (await db.rating_history(pid, "belle-lucie"))[
+                "points"]] == [duel_race_id]
+        tb = await db.find_challenge(tiebreak["code"].lower())
+        assert tb is not None and (tb["kind"], tb["tiebreak_of"], tb["attempts"]) == (
+            "tiebreak", cid, [])
+        assert tiebreak["challenge_id"] in [c["challenge_id"]
+                                            for c in await db.player_challenges(b, 10)]
+        c, _ = await new_player(db, "not in the duel")
+        with pytest.raises(ChallengeClosed):
+            await db.check_attempt(tiebreak["challenge_id"], c, NOW + 4000)
+        results = {}
+        for pid, cards in ((a, 9), (b, 4)):
+            mine = attempt(tiebreak, pid, now=NOW + 4000)
+            await db.add_attempt(tiebreak["challenge_id"], mine, NOW + 4000)
+            await db.write(attempt_race(tiebreak, mine, cards, NOW + 5000 + cards))
+            results[pid] = mine
+        doc, result = await _settled_doc(db, tiebreak["challenge_id"])
+        assert doc["rated"] is False and result["winner"] == a
+        decided = tiebreak_decides(duel["result"], result)
+        assert await db.settle(tiebreak["challenge_id"], doc, result, [], NOW + 6000,
+                               decides=(cid, decided))
+        after = await db.find_challenge(cid)
+        assert after is not None and after["result"]["winner"] == a
+        assert after["result"]["decided_by"] == "tiebreak"
+        for pid in (a, b):  # nothing rated again; each duel listed once
+            assert len((await db.rating_history(pid, "belle-lucie"))["points"]) == 1
+            races = (await db.player_races(pid, 10, None))["races"]
+            assert [r["race"] for r in races] == [doc["race_id"], duel_race_id]
+
+    async def test_forgetting_a_player_anonymises_their_challenges(self, db: ArchiveDb) -> None:
+        a, b, _, duel, tiebreak = await self._drawn(db)
+        cid = duel["row"]["challenge_id"]
+        notes = [{"player_id": a, "kind": "duel_settled", "message": "a draw"},
+                 {"player_id": b, "kind": "duel_settled", "message": "a draw"}]
+        assert await db.settle(cid, duel["doc"], {**duel["result"], "winner": a}, notes, NOW,
+                               tiebreak=tiebreak)
+        digest = await _digest(db, a)
+        await db.delete_player(a, digest)
+        for ref in (cid, tiebreak["challenge_id"]):
+            found = await db.find_challenge(ref)
+            assert found is not None and a not in str(found)
+            assert found["creator_name"].startswith("anonymous ")
+        found = await db.find_challenge(cid)
+        assert found is not None and found["result"]["winner"].startswith("anonymous-")
+        assert [x["name"].startswith("anonymous ") for x in found["attempts"]] == [True, False]
+        assert await db.notifications(a, 10) == [] and len(await db.notifications(b, 10)) == 1
+        assert [c["challenge_id"] for c in await db.player_challenges(a, 10)] == []
+
+    async def test_an_attempts_racer_token_is_known_by_its_digest(self, db: ArchiveDb) -> None:
+        a, _ = await new_player(db, "token keeper")
+        row = challenge(a, kind="link")
+        mine = {**attempt(row, a), "token_digest": hashlib.sha256(b"secret").hexdigest()}
+        await db.create_challenge(row, mine)
+        assert await db.attempt_racer(mine["room_id"], "secret") == mine["racer_id"]
+        assert await db.attempt_racer(mine["room_id"], "other") is None
+        assert await db.attempt_racer("nosuchroom", "secret") is None

@@ -36,3 +36,20 @@ def test_quick_archive_bench_prints_every_figure(
     assert "(target ≤ 20: " in out and "(target ≤ 50: " in out
     assert "archives dropped" in out
     assert not list(tmp_path.glob("*.sqlite3"))
+
+
+@pytest.mark.slow
+@pytest.mark.bench
+def test_quick_duels_bench_prints_every_figure(
+        pg_server: int, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert "duels" in available()
+    admin = "test" if pg_server == 5432 else "postgres"
+    monkeypatch.setenv("LUCIE_BENCH_PG", f"postgresql://postgres@127.0.0.1:{pg_server}/{admin}")
+    monkeypatch.setenv("LUCIE_BENCH_PG_DB", "lucie_test_duels_" + secrets.token_hex(6))
+    assert main(["--quick", "duels"]) == 0
+    out = capsys.readouterr().out
+    for label in ("seeded: 2,000 open duels, 200 callers", "POST /duels, 200 requests",
+                  "(target p99 ≤ 50: ", "server CPU", "matching query alone", "Index Scan",
+                  "mean rating distance of the pairs", "paired within a day of simulated time"):
+        assert label in out, (label, out)

@@ -7,7 +7,8 @@
 - kill -9 while duels settle: a dozen duels whose second attempts end at
   once on both processes, one process killed -9 right after — every duel is
   settled exactly once (its race archived once, one rating point per
-  player, two notifications), by whichever process got there.
+  player, two notifications, and — each a draw, both resigned at once — one
+  tie-break), by whichever process got there.
 """
 
 from __future__ import annotations
@@ -67,7 +68,11 @@ async def _counts(url: str) -> dict[str, Any]:
     try:
         return {
             "states": dict((r["state"], r["n"]) for r in await conn.fetch(
-                "SELECT state, count(*) AS n FROM challenges GROUP BY state")),
+                "SELECT state, count(*) AS n FROM challenges WHERE kind = 'rated' "
+                "GROUP BY state")),
+            "tiebreaks": dict((r["state"], r["n"]) for r in await conn.fetch(
+                "SELECT state, count(*) AS n FROM challenges WHERE kind = 'tiebreak' "
+                "GROUP BY state")),
             "duel_races": int(await conn.fetchval(
                 "SELECT count(*) FROM races WHERE race_id LIKE 'duel-%'")),
             "points": [r["n"] for r in await conn.fetch(
@@ -116,6 +121,7 @@ def test_kill_9_while_duels_settle_settles_each_once(pg_database: str, tmp_path:
                     break
                 time.sleep(0.3)
             assert counts["states"] == {"settled": DUELS}
+            assert counts["tiebreaks"] == {"open": DUELS}  # each a draw: one tie-break each
             assert counts["duel_races"] == DUELS
             assert sorted(counts["points"]) == [1] * (2 * DUELS)  # rated once each
             assert sorted(counts["notes"]) == [2] * DUELS  # told once each

@@ -190,3 +190,24 @@ def duel_scenario(urls: tuple[str, str], offset_file: Path, band: float) -> None
         if ada_cards > bob_cards:
             n = ada_cards - bob_cards
             assert note["message"].endswith(f"you won by {n} card{'s' if n != 1 else ''}")
+
+
+def drawn_duel(api: httpx.Client) -> tuple[dict[str, Any], dict[str, str], dict[str, Any],
+                                           dict[str, str], dict[str, Any]]:
+    """A duel of two fresh players (rating 0: matched at once) that both resign
+    before any move — as many cards (0), no reach time: a draw. Waits until it
+    is settled → Ada, her key, Bob, his key, the settled duel as Ada sees it."""
+    ada, ada_key = new_player(api, "Ada")
+    bob, bob_key = new_player(api, "Bob")
+    opened = api.post("/api/v1/duels", json={"variant": "belle-lucie"}, headers=ada_key)
+    assert opened.status_code == 201 and not opened.json()["matched"], opened.text
+    duel = opened.json()["challenge"]
+    assert play_attempt(api, opened.json(), cards=False) == 0
+    until(lambda: seen_by(api, duel["id"], ada_key), lambda v: v["you"]["finished"])
+    got = api.post("/api/v1/duels", json={"variant": "belle-lucie"}, headers=bob_key)
+    assert got.status_code == 201 and got.json()["matched"], got.text
+    assert got.json()["challenge"]["id"] == duel["id"]
+    assert play_attempt(api, got.json(), cards=False) == 0
+    settled = until(lambda: seen_by(api, duel["id"], ada_key), lambda v: v["state"] == "settled")
+    assert settled["state"] == "settled", settled
+    return ada, ada_key, bob, bob_key, settled
