@@ -69,7 +69,7 @@ from server.rules import VARIANTS, get_variant
 __all__ = ["GENERATOR", "Built", "Spec", "build", "cache_dir", "drop_postgres", "drop_sqlite",
            "forget_since", "open_postgres", "open_sqlite", "pg_admin_url", "race_doc"]
 
-GENERATOR = 1
+GENERATOR = 2
 """Bump when the generated rows change: cached databases are built again."""
 
 SIZES, SIZE_CUM = (2, 3, 4, 5, 6), (35, 60, 80, 92, 100)
@@ -88,8 +88,9 @@ RACE_COLS = ["race_id", "room_id", "room_code", "variant", "rules", "deal_number
              "last_seq", "room", "standings", "archived_at_ms"]
 RACER_COLS = ["race_id", "racer_id", "player_id", "name", "join_order", "status", "final",
               "foundation_cards", "redeals_used", "merci_used", "reach_time_ms",
-              "finished_ms", "points", "rank", "moves", "ended_at_ms"]
-PLAYER_COLS = ["player_id", "name", "folded", "key_digest", "created_ms"]
+              "finished_ms", "points", "rank", "moves", "ended_at_ms", "focus_losses"]
+PLAYER_COLS = ["player_id", "name", "folded", "key_digest", "created_ms", "fair_play",
+               "fair_play_at_ms"]
 VARIANT_COLS = ["player_id", "variant", "mu", "sigma", "rating", "rated_races", "races",
                 "wins", "cards_total", "best_ms", "streak", "best_streak", "last_race_ms"]
 HISTORY_COLS = ["player_id", "variant", "race_id", "mu", "sigma", "at_ms"]
@@ -197,7 +198,7 @@ class _Generator:
         rng = self.rng
         return [(pid, name, fold_name(name),
                  hashlib.sha256(f"bench-{self.spec.seed}-{i}".encode()).hexdigest(),
-                 self.start_ms - rng.randrange(86_400_000))
+                 self.start_ms - rng.randrange(86_400_000), None, None)
                 for i, (pid, name) in enumerate(zip(self.player_ids, self.names, strict=True))]
 
     def chunks(self) -> Iterator[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]],
@@ -281,7 +282,7 @@ class _Generator:
             racer_rows.append((
                 race_id, r["id"], self.player_ids[r["p"]] if r["p"] is not None else None,
                 r["name"], r["order"], r["status"], True, r["cards"], rng.randrange(3), False,
-                r["reach"], r["finished"], r["points"], r["rank"], moves, ended))
+                r["reach"], r["finished"], r["points"], r["rank"], moves, ended, 0))
         if ranked and linked:
             self._figures(race_id, variant, ended, size,
                           [r for r in racers if r["p"] is not None], history)
@@ -531,6 +532,9 @@ async def forget_since(url: str, since_ms: int) -> int:
     if parsed.get_backend_name() == "sqlite":
         conn = sqlite3.connect(str(parsed.database), isolation_level=None, timeout=30)
         try:
+            # as the server's connections: the races' dependants (the fair-play
+            # queue, assessments, challenges' rows) go with them
+            conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("BEGIN IMMEDIATE")
             for sql in _FORGET:
                 done = conn.execute(sql.format(p="?"), (since_ms,))
