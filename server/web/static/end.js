@@ -161,7 +161,7 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
     if (mine && !drawn) say(T.finished(mine.rank, st.standings.length, mine.points), mine.rank === 1 ? "good" : "");
     drawn = true;
   }
-  call("GET", `/rooms/${code}/standings`).then(standings).catch((e) => say(`${e}`, "error"));
+  call("GET", `/rooms/${code}/standings`, { token }).then(standings).catch((e) => say(`${e}`, "error"));
 
   async function compare() {
     if (!pickA.value || !pickB.value) return;
