@@ -117,6 +117,14 @@ def test_challenge_a_friend_then_a_duel(server_factory: ServerFactory, pair: tup
     assert "made by Ada" in text_of(bob, "#challenge-what")
     assert exists(bob, "#fair-play") and not exists(bob, "#challenge-results")
     no_violations(bob, axe_source, "challenge link, phone")
+    # Ada's attempt's room, opened before Bob played: refused, said in words (no error dump)
+    ada_room = js(ada, "return Object.keys(localStorage).find((k) => "
+                       "k.startsWith('lucie.v1.racer.')).split('.').pop()")
+    bob.get(f"{url}/r/{ada_room}")
+    until(lambda: "nothing of it shows" in text_of(bob, "main .msg.error"), message="the seal")
+    assert "{" not in text_of(bob, "main") and not exists(bob, ".board")
+    bob.get(link)
+    until(lambda: exists(bob, "#play-challenge"), message="Bob's play button, again")
     css(bob, "#play-challenge").click()
     play_and_resign(bob)
     bob.get(link)
@@ -165,4 +173,6 @@ def test_challenge_a_friend_then_a_duel(server_factory: ServerFactory, pair: tup
         until(lambda w=who: exists(w, "#my-challenges li a"), message="my challenges")
     no_violations(ada, axe_source, "my challenges, desktop")
     no_violations(bob, axe_source, "my challenges, phone")
-    assert console_errors(ada) == [] and console_errors(bob) == []
+    assert console_errors(ada) == []
+    # the browser logs the refused read of Ada's sealed room (403), and nothing else
+    assert [e for e in console_errors(bob) if f"/rooms/{ada_room} " not in e] == []
