@@ -106,8 +106,11 @@ def test_challenge_a_friend_then_a_duel(server_factory: ServerFactory, pair: tup
     no_violations(ada, axe_source, "challenge link, desktop")
     css(ada, "#play-attempt").click()
     play_and_resign(ada)
-    ada.get(link)
+    # the end of the race leads back to the challenge
+    until(lambda: exists(ada, "#to-challenge"), message="the way back")
+    css(ada, "#to-challenge").click()
     until(lambda: exists(ada, "#challenge-waiting"), 20, message="Ada waits for rivals")
+    assert ada.current_url == link
     assert text_of(ada, "#challenge-played") == "1 player has played it."
 
     # --- Bob opens the link: what it is, and nothing of Ada's game before his own

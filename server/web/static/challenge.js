@@ -22,6 +22,7 @@ function playAttempt(j) {
   const code = j.room.code;
   store.setRacer(code, { racer: j.racer.id, token: j.token, name: j.racer.name });
   store.setAttempt(j.challenge.id, code);
+  store.setChallengeOf(code, j.challenge.code);
   return code;
 }
 

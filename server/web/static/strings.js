@@ -183,4 +183,5 @@ export const TC = {
   compareHead: "Comparison", duelVoid: "Nobody played it in time: void, unrated.",
   hidden: "Fair play: others' games stay hidden until you have finished yours.",
   rowOpen: (n) => `waiting · ${n} played`,
+  backTo: "Back to the challenge: the results",
 };
