@@ -50,7 +50,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 ASSET_MAX_AGE_S = 300
 """How long a browser may use a static file before it revalidates it (ETag)."""
 
-PAGES = ("/", "/r/{code}", "/r/{code}/watch", "/leaderboards", "/rules")
+PAGES = ("/", "/r/{code}", "/r/{code}/watch", "/leaderboards", "/rules", "/challenges", "/c/{code}")
 """The client's pages: each answers the HTML shell; the client's router draws the page."""
 
 SECURITY_HEADERS = {

@@ -58,6 +58,15 @@ export const store = {
   setHost(code, token) { write(`host.${code.toUpperCase()}`, token); },
   name() { return read("name") ?? ""; },
   setName(n) { write("name", n); },
+  // the player this browser plays as (docs/players.md): {id, name, key}; the key never goes in a URL
+  player() { return read("player"); },
+  setPlayer(p) { write("player", p); },
+  // the room code of this browser's attempt at a challenge
+  attempt(id) { return read(`attempt.${id}`); },
+  setAttempt(id, code) { write(`attempt.${id}`, code); },
+  // and the challenge (its code) of such a room
+  challengeOf(code) { return read(`challenge-of.${code.toUpperCase()}`); },
+  setChallengeOf(code, challenge) { write(`challenge-of.${code.toUpperCase()}`, challenge); },
   // the resume point of this tab: the seq of the last event seen, per room
   seen(code) { try { return JSON.parse(sessionStorage.getItem(KEY + "seen." + code) ?? "null"); } catch (e) { return null; } },
   setSeen(code, v) { try { sessionStorage.setItem(KEY + "seen." + code, JSON.stringify(v)); } catch (e) { /* ignore */ } },

@@ -1,5 +1,6 @@
 // The client's router: one HTML shell for every page, drawn here (docs/web.md).
 import { el } from "./board.js";
+import { mountChallenge, mountChallenges } from "./challenge.js";
 import { mountHome } from "./home.js";
 import { mountLeaderboards, mountRules } from "./pages.js";
 import { mountRoom } from "./race.js";
@@ -10,6 +11,8 @@ const ROUTES = [
   [/^\/r\/([A-Za-z0-9_-]{1,16})\/?$/, (m, p) => mountRoom(m, p[1])],
   [/^\/leaderboards\/?$/, mountLeaderboards],
   [/^\/rules\/?$/, mountRules],
+  [/^\/challenges\/?$/, mountChallenges],
+  [/^\/c\/([A-Za-z0-9_-]{1,40})\/?$/, (m, p) => mountChallenge(m, p[1])],
 ];
 
 let cleanup = null;

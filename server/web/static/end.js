@@ -4,7 +4,7 @@ import { call, store } from "./api.js";
 import { Board, botTag, el } from "./board.js";
 import { asGame, replayPositions } from "./engine.js";
 import { isBot, shownStatus } from "./room-state.js";
-import { T } from "./strings.js";
+import { T, TC } from "./strings.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 function svg(tag, attrs = {}, text) {
@@ -79,6 +79,9 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
   const tableBox = el("div", { class: "table-box" }, table);
   const parLine = el("p", { class: "par" });
   box.append(el("h2", { text: room.state === "closed" ? T.closedTitle : T.overTitle }), tableBox, parLine);
+  // an attempt at a challenge (challenge.js): the way back to it, where the others' results show
+  const challenge = store.challengeOf(code);
+  if (challenge) box.append(el("p", {}, el("a", { href: `/c/${challenge}`, "data-link": true, id: "to-challenge", text: TC.backTo })));
   const racers = room.racers;
   const racerOf = (x) => racers.find((r) => r.id === x.racer) ?? x;
   const you = (r) => (r.id === me ? T.you(r.name) : r.name);
@@ -161,7 +164,7 @@ export function mountEnd(box, { code, room, me, token, say, onGhost }) {
     if (mine && !drawn) say(T.finished(mine.rank, st.standings.length, mine.points), mine.rank === 1 ? "good" : "");
     drawn = true;
   }
-  call("GET", `/rooms/${code}/standings`).then(standings).catch((e) => say(`${e}`, "error"));
+  call("GET", `/rooms/${code}/standings`, { token }).then(standings).catch((e) => say(`${e}`, "error"));
 
   async function compare() {
     if (!pickA.value || !pickB.value) return;
