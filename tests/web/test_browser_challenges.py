@@ -160,7 +160,8 @@ def test_challenge_a_friend_then_a_duel(server_factory: ServerFactory, pair: tup
     assert len(attempts) == 2  # the link challenge and the duel
     for who in (ada, bob):
         until(lambda w=who: settled(w, url), 30, message="the settled duel")
-        assert len(js(who, "return [...document.querySelectorAll('#my-challenges li')]")) == 2
+        # the link challenge, the duel and the drawn duel's tie-break
+        assert len(js(who, "return [...document.querySelectorAll('#my-challenges li')]")) == 3
     # Ada's news on her next visit: Bob played her duel
     until(lambda: "Bob played your duel" in text_of(ada, "#news"), message="Ada's news")
     # the settled duel's page: the outcome and the comparison (both timelines)
