@@ -9,7 +9,8 @@ sockets at once, each followed by the next as soon as it is closed: it
 opens a spectator socket, writes the frames as fast as the kernel takes them
 until the server closes it, and reports each socket's close and how long it
 took; meanwhile this process times ``GET`` of the room every 10 ms
-(p99 ≤ 50 ms).
+(p99 ≤ 50 ms, or on a machine busy with other work ≤ 5 × the same probe's
+p99 just before the flood: before the fix a probe waited seconds).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ FLOODERS = 2
 CLOSED_WITHIN_S = 1.0
 """How long a flooded socket may stay open (the budget's burst is 400 frames)."""
 P99_MS = 50.0
+IDLE_FACTOR = 5.0
+"""On a busy machine (other processes on the cores) the bound is this many
+times the probe's own p99 measured just before the flood."""
 TCP_GROWTH_B = 256 << 20
 """How much the machine's TCP buffer memory may grow during the flood."""
 
@@ -105,6 +109,18 @@ def _tcp_pages() -> int:
     return 0
 
 
+def _probe(http: httpx.Client, room: str, seconds: float) -> list[float]:
+    """``GET`` the room every 10 ms for ``seconds``: each answer's time (ms)."""
+    out: list[float] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        t0 = time.perf_counter()
+        assert http.get(f"/rooms/{room}").status_code == 200
+        out.append((time.perf_counter() - t0) * 1000)
+        time.sleep(0.01)
+    return out
+
+
 def _p99(samples: list[float]) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
@@ -119,6 +135,7 @@ def test_a_flood_closes_its_socket_and_others_are_served(server_factory: ServerF
         room = http.post("/rooms", json={"deal": 3}).json()["room"]["id"]
         for _ in range(20):  # warm: the first requests of a process are slower
             http.get(f"/rooms/{room}")
+        idle = _probe(http, room, FLOOD_S - 0.4)
         flood = subprocess.Popen(
             [sys.executable, "-c", FLOODER, str(REPO), str(port), room, kind, str(FLOOD_S),
              str(FLOOD_S + 2), str(FLOODERS)],
@@ -154,7 +171,9 @@ def test_a_flood_closes_its_socket_and_others_are_served(server_factory: ServerF
         code, reason = sock["close"]
         assert code == 1008 and reason.startswith("rate/limited"), sock
         assert sock["open_s"] is not None and sock["open_s"] < CLOSED_WITHIN_S, sock
-    assert p99 <= P99_MS, f"probe p99 {p99:.1f} ms during the {kind} flood"
+    bound = max(P99_MS, IDLE_FACTOR * _p99(idle))
+    assert p99 <= bound, (f"probe p99 {p99:.1f} ms during the {kind} flood "
+                          f"(idle p99 {_p99(idle):.1f} ms)")
     # a flood pins no kernel buffers (read past its close, not left unread: that
     # held 1.8 GB of the machine's TCP memory, past the kernel's pressure mark)
     assert (tcp_peak - tcp_before) * 4096 <= TCP_GROWTH_B

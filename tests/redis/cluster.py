@@ -66,10 +66,11 @@ class Cluster:
             self.stop()
             raise
 
-    def _spawn(self, i: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
-        """Start process ``i`` (a new one when None) on a free port."""
+    def _spawn(self, i: int | None = None, **extra: str) -> tuple[subprocess.Popen[bytes], str]:
+        """Start process ``i`` (a new one when None) on a free port; ``extra``:
+        settings of this process alone."""
         port = free_port()
-        env = server_env(self.env)
+        env = server_env({**self.env, **extra})
         self.logdir.mkdir(parents=True, exist_ok=True)
         log = (self.logdir / f"server-{len(self.procs) if i is None else i}.log").open("wb")
         level = [] if "LUCIE_LOG_LEVEL" in self.env else ["--log-level", "warning"]
@@ -114,9 +115,10 @@ class Cluster:
             time.sleep(0.05)
         raise RuntimeError("lucie-server did not become ready")
 
-    def add(self) -> str:
-        """Start one more process; its URL."""
-        proc, url = self._spawn()
+    def add(self, **env: str) -> str:
+        """Start one more process (``env``: its own settings besides the
+        cluster's); its URL."""
+        proc, url = self._spawn(**env)
         self._start(len(self.procs) - 1, proc, url)
         return self.urls[-1]
 
