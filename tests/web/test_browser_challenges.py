@@ -10,34 +10,22 @@ desktop (Ada) and phone (Bob)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench._chromium import chromium, console_errors
+from bench._chromium import console_errors
 
 from ..conftest import ServerFactory
-from .page import board_status, install_probes, room_state, until
-from .test_browser_a11y import axe_source, violations  # noqa: F401 (a fixture)
+from .page import board_status, room_state, until
+
+# fixtures: axe_source, and browsers — a 1280×800 desktop and a 390×844 phone
+from .test_browser_a11y import axe_source, browsers, violations  # noqa: F401
 from .test_browser_race import css, js, text_of
 
 pytestmark = pytest.mark.timeout(240)
 
 Driver = Any
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[tuple[Driver, Driver]]:
-    ada = chromium(1280, 800, profile_root=tmp_path)
-    bob = chromium(390, 844, mobile=True, profile_root=tmp_path)
-    for driver in (ada, bob):
-        driver.set_script_timeout(60)
-        install_probes(driver)
-    yield ada, bob
-    ada.quit()
-    bob.quit()
 
 
 def exists(driver: Driver, selector: str) -> bool:
@@ -86,10 +74,11 @@ def no_violations(driver: Driver, axe: str, page: str) -> None:
     assert found == [], f"{page}: {found}"
 
 
-def test_challenge_a_friend_then_a_duel(server_factory: ServerFactory, pair: tuple[Driver, Driver],
-                                        axe_source: str) -> None:  # noqa: F811
+def test_challenge_a_friend_then_a_duel(
+        server_factory: ServerFactory, browsers: tuple[Driver, Driver],  # noqa: F811
+        axe_source: str) -> None:  # noqa: F811
     url = server_factory(LUCIE_ARCHIVE_PERIOD_S="0.2", LUCIE_CHALLENGE_PERIOD_S="0.2")
-    ada, bob = pair
+    ada, bob = browsers
     # the nav links the challenges page
     ada.get(url + "/")
     until(lambda: exists(ada, 'nav a[href="/challenges"]'), message="the nav link")
